@@ -1,0 +1,241 @@
+"""The typed error hierarchy.
+
+Every error baremobile raises on purpose is a :class:`BaremobileError`. Each carries
+
+* ``code`` — a stable, upper-case identifier that agent adapters and the MCP server
+  hand to an LLM (``REF_NOT_FOUND``, ``TIMEOUT``, ...);
+* ``hint`` — one sentence saying what to do next.
+
+``str(error)`` is the message followed by the hint, so a plain traceback already tells
+the reader how to proceed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "BaremobileError",
+    "DeviceNotFound",
+    "MultipleDevices",
+    "DeviceUnauthorized",
+    "DeviceBusy",
+    "DeviceDisconnected",
+    "ProtocolError",
+    "CommandTimeout",
+    "CommandFailed",
+    "DumpFailed",
+    "DeviceNotIdle",
+    "NullRootNode",
+    "AutomationBusy",
+    "InvalidDump",
+    "RefNotFound",
+    "InvalidArgument",
+    "UnsupportedText",
+    "Busy",
+]
+
+
+class BaremobileError(Exception):
+    """Base class of every error baremobile raises on purpose."""
+
+    code: str = "ERROR"
+    default_hint: str = ""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.message = message
+        self.hint = self.default_hint if hint is None else hint
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} — {self.hint}"
+        return self.message
+
+    def to_dict(self) -> dict[str, str]:
+        """The error as data an agent can act on: ``{"code", "message", "hint"}``."""
+        return {"code": self.code, "message": self.message, "hint": self.hint}
+
+
+# --- finding and reaching a device -------------------------------------------------
+
+
+class DeviceNotFound(BaremobileError):
+    """No device answered where we looked."""
+
+    code = "NO_DEVICES"
+    default_hint = (
+        "connect a phone with USB debugging on, start an emulator, "
+        "pass device='host:port' for wireless debugging, or use device='virtual'"
+    )
+
+    def __init__(
+        self, message: str, *, tried: Sequence[str] = (), hint: str | None = None
+    ) -> None:
+        self.tried = list(tried)
+        if self.tried:
+            message = f"{message} (tried: {'; '.join(self.tried)})"
+        super().__init__(message, hint=hint)
+
+
+class MultipleDevices(BaremobileError):
+    """More than one device is reachable and none was named."""
+
+    code = "MULTIPLE_DEVICES_DEVICE_ID_REQUIRED"
+
+    def __init__(self, serials: Sequence[str], *, hint: str | None = None) -> None:
+        self.serials = list(serials)
+        super().__init__(
+            f"{len(self.serials)} devices are reachable: {', '.join(self.serials)}",
+            hint=hint or "pick one: connect(device=<serial>)",
+        )
+
+
+class DeviceUnauthorized(BaremobileError):
+    """The device did not accept our ADB key."""
+
+    code = "DEVICE_UNAUTHORIZED"
+    default_hint = (
+        "accept the 'Allow USB debugging?' prompt on the phone "
+        "(tick 'Always allow from this computer'), then try again"
+    )
+
+
+class DeviceBusy(BaremobileError):
+    """The device's USB interface is held by another program (usually an adb server)."""
+
+    code = "DEVICE_BUSY"
+    default_hint = (
+        "an adb server holds the USB interface: either connect through it "
+        "(connect(device='<serial>') reaches it via 127.0.0.1:5037) "
+        "or stop it with 'adb kill-server' and try again"
+    )
+
+
+class DeviceDisconnected(BaremobileError):
+    """The connection to the device dropped (cable, Wi-Fi, adbd restart)."""
+
+    code = "DEVICE_DISCONNECTED"
+    default_hint = "check the cable or network; the next call reconnects automatically"
+
+
+class ProtocolError(DeviceDisconnected):
+    """The peer sent bytes that are not valid ADB protocol; the connection was dropped."""
+
+    code = "PROTOCOL_ERROR"
+
+
+class CommandTimeout(BaremobileError):
+    """A device command did not finish within its timeout."""
+
+    code = "TIMEOUT"
+    default_hint = (
+        "the device may be busy or hung; retry, or pass a longer timeout; "
+        "the next call reconnects if the connection was lost"
+    )
+
+
+class CommandFailed(BaremobileError):
+    """A shell command on the device reported failure."""
+
+    code = "COMMAND_FAILED"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        command: str = "",
+        exit_code: int | None = None,
+        output: str = "",
+        hint: str | None = None,
+    ) -> None:
+        self.command = command
+        self.exit_code = exit_code
+        self.output = output
+        super().__init__(message, hint=hint)
+
+
+# --- snapshots -----------------------------------------------------------------------
+
+
+class DumpFailed(BaremobileError):
+    """``uiautomator dump`` did not produce a usable hierarchy."""
+
+    code = "DUMP_FAILED"
+    default_hint = "take the snapshot again; if it keeps failing, wait for the screen to settle"
+
+    def __init__(self, message: str, *, device_output: str = "", hint: str | None = None) -> None:
+        self.device_output = device_output
+        super().__init__(message, hint=hint)
+
+
+class DeviceNotIdle(DumpFailed):
+    """uiautomator gave up waiting for the UI to become idle (animations, video)."""
+
+    code = "DEVICE_NOT_IDLE"
+    default_hint = (
+        "the screen never went idle (an animation or video is playing): "
+        "pause it or retry; page.screenshot() still works"
+    )
+
+
+class NullRootNode(DumpFailed):
+    """uiautomator found no window to dump (screen off, keyguard transition, secure window)."""
+
+    code = "NULL_ROOT_NODE"
+    default_hint = "wake and unlock the screen (page.press('wakeup')), then snapshot again"
+
+
+class AutomationBusy(DumpFailed):
+    """Another UiAutomation client (Appium, uiautomator2, a test runner) holds the service."""
+
+    code = "AUTOMATION_BUSY"
+    default_hint = (
+        "another automation tool (Appium, uiautomator2, an instrumentation test) is connected; "
+        "stop it, then snapshot again"
+    )
+
+
+class InvalidDump(DumpFailed):
+    """The dump is not a well-formed, safe uiautomator hierarchy."""
+
+    code = "INVALID_DUMP"
+    default_hint = "take the snapshot again; if you passed the XML yourself, check it is a complete dump"
+
+
+# --- acting --------------------------------------------------------------------------
+
+
+class RefNotFound(BaremobileError):
+    """A ref that is not in the last snapshot."""
+
+    code = "REF_NOT_FOUND"
+    default_hint = "refs reset on every snapshot — take a new snapshot and use a ref from it"
+
+
+class InvalidArgument(BaremobileError, ValueError):
+    """An argument was rejected before anything was sent to the device."""
+
+    code = "INVALID_ARGUMENT"
+
+
+class UnsupportedText(InvalidArgument):
+    """Text that ``input text`` cannot type (non-ASCII, emoji, control characters)."""
+
+    code = "UNSUPPORTED_TEXT"
+    default_hint = (
+        "Android's 'input text' types printable ASCII only; "
+        "remove or transliterate the characters named, or paste them via the clipboard"
+    )
+
+    def __init__(self, characters: Sequence[str], *, hint: str | None = None) -> None:
+        self.characters = list(dict.fromkeys(characters))
+        shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in self.characters)
+        super().__init__(f"cannot type these characters: {shown}; nothing was typed", hint=hint)
+
+
+class Busy(BaremobileError):
+    """Another call is already acting on the same device."""
+
+    code = "BUSY"
+    default_hint = "wait for the other call to finish, then try again"

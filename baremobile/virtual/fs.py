@@ -1,0 +1,232 @@
+"""The virtual phone's in-memory filesystem.
+
+Just enough of Android's layout for what agents and adb clients touch: ``/sdcard``
+(an alias of ``/storage/emulated/0``), ``/data/local/tmp``, read-only ``/system``.
+Errors are :class:`OSError` with the errno a device would give, so both the shell
+(``cat: x: No such file or directory``) and the sync service (``FAIL``) can word them
+as Android does. Thread-safe: every stream of every connection may touch it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import stat
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+__all__ = ["FileSystem", "Entry"]
+
+_ALIASES = {
+    "/sdcard": "/storage/emulated/0",
+    "/storage/self/primary": "/storage/emulated/0",
+    "/mnt/sdcard": "/storage/emulated/0",
+}
+
+_DEFAULT_DIRS = (
+    "/",
+    "/system",
+    "/system/bin",
+    "/data",
+    "/data/local",
+    "/data/local/tmp",
+    "/storage",
+    "/storage/emulated",
+    "/storage/emulated/0",
+    "/storage/emulated/0/Download",
+    "/storage/emulated/0/Pictures",
+    "/storage/emulated/0/DCIM",
+    "/proc",
+    "/dev",
+)
+
+#: Trees the ``shell`` user may write under; everything else answers EACCES or EROFS.
+_WRITABLE = ("/data/local/tmp", "/storage/emulated/0")
+_READ_ONLY = ("/system", "/vendor", "/product")
+
+
+@dataclass
+class Entry:
+    """One file or directory."""
+
+    mode: int
+    mtime: int
+    data: bytearray = field(default_factory=bytearray)
+
+    @property
+    def is_dir(self) -> bool:
+        return stat.S_ISDIR(self.mode)
+
+    @property
+    def size(self) -> int:
+        return 4096 if self.is_dir else len(self.data)
+
+
+def _oserror(code: int, path: str) -> OSError:
+    return OSError(code, os.strerror(code), path)
+
+
+class FileSystem:
+    """A small POSIX-like tree in memory."""
+
+    def __init__(self, clock: object | None = None) -> None:
+        self._lock = threading.RLock()
+        self._clock = clock
+        self._entries: dict[str, Entry] = {}
+        now = self._now()
+        for d in _DEFAULT_DIRS:
+            self._entries[d] = Entry(stat.S_IFDIR | 0o771, now)
+        self._entries["/system/bin/sh"] = Entry(stat.S_IFREG | 0o755, now, bytearray(b"\x7fELF"))
+        self._entries["/dev/null"] = Entry(stat.S_IFCHR | 0o666, now)
+
+    # -- paths --------------------------------------------------------------------
+    @staticmethod
+    def normalize(path: str, cwd: str = "/") -> str:
+        """Absolute, normalised path with storage aliases resolved."""
+        if not path.startswith("/"):
+            path = posixpath.join(cwd, path)
+        path = posixpath.normpath(path)
+        if path.startswith("//"):
+            path = "/" + path.lstrip("/")
+        for alias, target in _ALIASES.items():
+            if path == alias or path.startswith(alias + "/"):
+                path = target + path[len(alias):]
+                break
+        return path
+
+    def _now(self) -> int:
+        clock = self._clock
+        if clock is not None and hasattr(clock, "time"):
+            return int(clock.time())  # type: ignore[attr-defined]
+        return int(time.time())
+
+    # -- queries ------------------------------------------------------------------
+    def stat(self, path: str) -> Entry | None:
+        """The entry at ``path`` or ``None``."""
+        with self._lock:
+            return self._entries.get(self.normalize(path))
+
+    def exists(self, path: str) -> bool:
+        return self.stat(path) is not None
+
+    def is_dir(self, path: str) -> bool:
+        e = self.stat(path)
+        return e is not None and e.is_dir
+
+    def listdir(self, path: str) -> list[tuple[str, Entry]]:
+        """Children of a directory, sorted by name. Raises ENOENT / ENOTDIR."""
+        p = self.normalize(path)
+        with self._lock:
+            e = self._entries.get(p)
+            if e is None:
+                raise _oserror(errno.ENOENT, path)
+            if not e.is_dir:
+                raise _oserror(errno.ENOTDIR, path)
+            prefix = p.rstrip("/") + "/"
+            out = []
+            for name, entry in self._entries.items():
+                if name != p and name.startswith(prefix) and "/" not in name[len(prefix):]:
+                    out.append((name[len(prefix):], entry))
+            return sorted(out)
+
+    def read(self, path: str) -> bytes:
+        """File contents. Raises ENOENT / EISDIR."""
+        p = self.normalize(path)
+        with self._lock:
+            e = self._entries.get(p)
+            if e is None:
+                raise _oserror(errno.ENOENT, path)
+            if e.is_dir:
+                raise _oserror(errno.EISDIR, path)
+            return bytes(e.data)
+
+    # -- changes ------------------------------------------------------------------
+    def _check_writable(self, p: str, path: str) -> None:
+        if any(p == ro or p.startswith(ro + "/") for ro in _READ_ONLY):
+            raise _oserror(errno.EROFS, path)
+        if not any(p == w or p.startswith(w + "/") for w in _WRITABLE):
+            raise _oserror(errno.EACCES, path)
+
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        mode: int = 0o644,
+        mtime: int | None = None,
+        append: bool = False,
+        mkdirs: bool = False,
+    ) -> None:
+        """Create or replace (or append to) a regular file."""
+        p = self.normalize(path)
+        with self._lock:
+            self._check_writable(p, path)
+            parent = posixpath.dirname(p)
+            if mkdirs:
+                self.makedirs(parent)
+            pe = self._entries.get(parent)
+            if pe is None:
+                raise _oserror(errno.ENOENT, path)
+            if not pe.is_dir:
+                raise _oserror(errno.ENOTDIR, path)
+            e = self._entries.get(p)
+            if e is not None and e.is_dir:
+                raise _oserror(errno.EISDIR, path)
+            when = self._now() if mtime is None else mtime
+            if e is not None and stat.S_ISCHR(e.mode):  # /dev/null swallows writes
+                return
+            if e is None or not append:
+                self._entries[p] = Entry(stat.S_IFREG | (mode & 0o7777), when, bytearray(data))
+            else:
+                e.data += data
+                e.mtime = when
+
+    def makedirs(self, path: str, mode: int = 0o771) -> None:
+        """``mkdir -p``."""
+        p = self.normalize(path)
+        with self._lock:
+            parts: list[str] = []
+            cur = p
+            while cur not in self._entries:
+                parts.append(cur)
+                cur = posixpath.dirname(cur)
+            if not self._entries[cur].is_dir:
+                raise _oserror(errno.ENOTDIR, path)
+            for d in reversed(parts):
+                self._check_writable(d, path)
+                self._entries[d] = Entry(stat.S_IFDIR | (mode & 0o7777), self._now())
+
+    def mkdir(self, path: str, mode: int = 0o771) -> None:
+        p = self.normalize(path)
+        with self._lock:
+            if p in self._entries:
+                raise _oserror(errno.EEXIST, path)
+            parent = posixpath.dirname(p)
+            if parent not in self._entries:
+                raise _oserror(errno.ENOENT, path)
+            self._check_writable(p, path)
+            self._entries[p] = Entry(stat.S_IFDIR | (mode & 0o7777), self._now())
+
+    def remove(self, path: str, *, recursive: bool = False) -> None:
+        """``rm`` (``rm -r`` with ``recursive``). Raises ENOENT / EISDIR / ENOTEMPTY."""
+        p = self.normalize(path)
+        with self._lock:
+            e = self._entries.get(p)
+            if e is None:
+                raise _oserror(errno.ENOENT, path)
+            self._check_writable(p, path)
+            if e.is_dir:
+                if not recursive:
+                    raise _oserror(errno.EISDIR, path)
+                prefix = p + "/"
+                for name in [n for n in self._entries if n.startswith(prefix)]:
+                    del self._entries[name]
+            del self._entries[p]
+
+    def files(self) -> Iterable[str]:
+        """Every path in the tree (for debugging and tests)."""
+        with self._lock:
+            return sorted(self._entries)
