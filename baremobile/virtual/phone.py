@@ -1,0 +1,162 @@
+"""``VirtualPhone``: the simulated Android phone behind a real adbd on a TCP port.
+
+>>> from baremobile.virtual import VirtualPhone
+>>> with VirtualPhone() as phone:          # doctest: +SKIP
+...     print(phone.address)               # 127.0.0.1:40413 — any adb client can connect
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from baremobile.virtual.adbd import DEFAULT_FEATURES, AdbdServer, Faults
+from baremobile.virtual.auth import AndroidPublicKey, KeyStore, parse_public_key
+
+__all__ = ["VirtualPhone"]
+
+
+def _as_key(key: AndroidPublicKey | str | bytes | os.PathLike[str]) -> AndroidPublicKey:
+    if isinstance(key, AndroidPublicKey):
+        return key
+    if isinstance(key, os.PathLike) or (
+        isinstance(key, str) and not key.startswith("QAAAA") and Path(key).is_file()
+    ):
+        return parse_public_key(Path(key).read_bytes())
+    return parse_public_key(key)
+
+
+class VirtualPhone:
+    """A virtual Android phone that any ADB client can reach over TCP.
+
+    Args:
+        scenario: scenario YAML file; ``None`` is the built-in demo (launcher, Settings,
+            Messages, Files, a browser).
+        host, port: where adbd listens; port 0 picks a free port. Keep it off
+            5555–5585 when a real adb server runs: adb adopts those as emulators.
+        auth: ``"accept-all"`` (any key is allowed when offered), ``"known-keys"`` (unknown
+            keys wait for :meth:`allow`, like the phone's prompt) or ``"none"``.
+        trusted_keys: public keys (objects, ``adbkey.pub`` paths or their text) trusted
+            from the start.
+        api_level: Android API level the shell emulates (quirks depend on it).
+        clock: injectable clock for the shell's ``sleep`` and dump delays.
+        on_auth_prompt: called with the key when a host asks to be allowed.
+        model: a ready :class:`~baremobile.virtual.model.PhoneModel` (overrides
+            ``scenario``, ``api_level``, ``serial`` and ``clock``).
+    """
+
+    def __init__(
+        self,
+        scenario: str | os.PathLike[str] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        auth: str = "accept-all",
+        trusted_keys: Iterable[AndroidPublicKey | str | bytes | os.PathLike[str]] = (),
+        api_level: int = 35,
+        serial: str = "vphone-0001",
+        clock: Any = None,
+        on_auth_prompt: Callable[[AndroidPublicKey], None] | None = None,
+        features: Iterable[str] = DEFAULT_FEATURES,
+        model: Any = None,
+    ) -> None:
+        if model is None:
+            from baremobile.virtual.model import PhoneModel
+
+            model = PhoneModel(scenario, api_level=api_level, serial=serial, clock=clock)
+        self.model = model
+        self.keys = KeyStore(auth, [_as_key(k) for k in trusted_keys])
+        self.faults = Faults()
+        self.server = AdbdServer(
+            model,
+            self.keys,
+            host=host,
+            port=port,
+            features=features,
+            faults=self.faults,
+            on_auth_prompt=on_auth_prompt,
+        )
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def start(self) -> VirtualPhone:
+        """Start listening (idempotent)."""
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        """Disconnect every client and stop listening; waits for the threads to end."""
+        self.server.stop()
+
+    close = stop
+
+    def __enter__(self) -> VirtualPhone:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = self.address if self.server._listener is not None else "stopped"
+        return f"<VirtualPhone {where} auth={self.keys.mode}>"
+
+    # -- where --------------------------------------------------------------------------
+    @property
+    def host(self) -> str:
+        return self.server.address[0]
+
+    @property
+    def port(self) -> int:
+        return self.server.address[1]
+
+    @property
+    def address(self) -> str:
+        """``"127.0.0.1:PORT"`` — pass it to ``connect()``, ``adb connect`` or adb-shell."""
+        host, port = self.server.address
+        return f"{host}:{port}"
+
+    # -- state --------------------------------------------------------------------------
+    @property
+    def events(self) -> Any:
+        """The :class:`~baremobile.virtual.events.EventLog` of everything received."""
+        return self.model.events
+
+    @property
+    def fs(self) -> Any:
+        return self.model.fs
+
+    @property
+    def screens(self) -> Any:
+        return self.model.screens
+
+    # -- the "Allow USB debugging?" prompt ----------------------------------------------
+    @property
+    def pending_keys(self) -> list[AndroidPublicKey]:
+        """Keys a host offered that wait for :meth:`allow` (known-keys mode)."""
+        return self.keys.pending
+
+    def allow(
+        self, key: AndroidPublicKey | str | bytes | os.PathLike[str] | None = None
+    ) -> list[AndroidPublicKey]:
+        """Tap "Allow": trust ``key`` (or every pending key); waiting hosts connect."""
+        return self.keys.allow(None if key is None else _as_key(key))
+
+    def trust(self, key: AndroidPublicKey | str | bytes | os.PathLike[str]) -> AndroidPublicKey:
+        """Add a key to the phone's ``adb_keys`` without a prompt."""
+        return self.keys.trust(_as_key(key))
+
+    # -- faults -------------------------------------------------------------------------
+    def disconnect_all(self) -> None:
+        """Cut every client connection at once (cable pulled, Wi-Fi gone)."""
+        self.server.disconnect_all()
+
+    def stall(self, stalled: bool = True) -> None:
+        """Make adbd read and ignore everything (a wedged device) — or recover."""
+        self.server.stalled = stalled
