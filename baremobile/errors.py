@@ -20,6 +20,7 @@ __all__ = [
     "MultipleDevices",
     "DeviceUnauthorized",
     "DeviceBusy",
+    "DevicePermissionDenied",
     "DeviceDisconnected",
     "ProtocolError",
     "CommandTimeout",
@@ -109,6 +110,16 @@ class DeviceBusy(BaremobileError):
         "an adb server holds the USB interface: either connect through it "
         "(connect(device='<serial>') reaches it via 127.0.0.1:5037) "
         "or stop it with 'adb kill-server' and try again"
+    )
+
+
+class DevicePermissionDenied(BaremobileError):
+    """The operating system refused access to the USB device."""
+
+    code = "PERMISSION_DENIED"
+    default_hint = (
+        "on Linux, install Android's udev rules (Debian/Ubuntu: 'apt install android-sdk-platform-"
+        "tools-common') and add yourself to the plugdev group, then replug the phone"
     )
 
 

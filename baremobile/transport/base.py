@@ -1,0 +1,197 @@
+"""The transport interface: bytes to and from one device's adbd.
+
+Every transport offers the same five verbs — :meth:`Transport.shell` (output and exit
+status), :meth:`Transport.stream` (raw ``exec:`` output as it arrives),
+:meth:`Transport.exec_out`, :meth:`Transport.push`, :meth:`Transport.pull` — so the
+device layer never knows whether it talks to adbd directly over TCP or USB, or through
+a running adb server.
+
+Exit status: devices that advertise ``shell_v2`` (Android 7+) report it natively,
+with stderr apart from stdout. Older ones get a sentinel: the command is followed by
+``echo <random marker>$?`` and the marker is cut off the output (stderr stays merged).
+"""
+
+from __future__ import annotations
+
+import secrets
+import struct
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from baremobile.errors import CommandFailed, ProtocolError
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "DUMP_TIMEOUT",
+    "ShellResult",
+    "Transport",
+    "ShellV2Decoder",
+    "with_sentinel",
+    "split_sentinel",
+]
+
+#: Default per-call timeout (seconds). ``uiautomator dump`` alone may wait ~10 s for an
+#: idle UI, so the device layer passes :data:`DUMP_TIMEOUT` for dumps.
+DEFAULT_TIMEOUT = 20.0
+DUMP_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    """What a shell command produced."""
+
+    stdout: bytes
+    stderr: bytes
+    exit_code: int
+    command: str = field(default="", compare=False)
+
+    @property
+    def text(self) -> str:
+        """stdout decoded as UTF-8 (invalid bytes replaced)."""
+        return self.stdout.decode("utf-8", "replace")
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def check(self) -> ShellResult:
+        """Return self, or raise :class:`CommandFailed` with the device's own words."""
+        if self.exit_code != 0:
+            said = (self.stderr or self.stdout).decode("utf-8", "replace").strip()
+            first = said.splitlines()[0] if said else "no output"
+            raise CommandFailed(
+                f"`{self.command}` failed on the device (exit {self.exit_code}): {first}",
+                command=self.command,
+                exit_code=self.exit_code,
+                output=said,
+            )
+        return self
+
+
+class Transport(ABC):
+    """Bytes to and from one device. Implementations are thread-safe."""
+
+    #: The serial adb would show (``emulator-5554``, ``192.168.1.7:5555``, a USB serial).
+    serial: str
+    #: ``"tcp"``, ``"usb"``, ``"server"`` (through an adb server) or ``"virtual"``.
+    kind: str
+    #: Features the device's adbd advertised (``shell_v2``, ``cmd``, ``stat_v2`` …).
+    features: frozenset[str]
+
+    @abstractmethod
+    def shell(self, command: str, *, timeout: float | None = None) -> ShellResult:
+        """Run ``command`` through the device's ``sh -c``; wait for its exit status."""
+
+    @abstractmethod
+    def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
+        """Run ``command`` with ``exec:`` and yield its raw stdout as it arrives.
+
+        ``timeout`` bounds the whole command. Close the iterator to abandon it early.
+        """
+
+    def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
+        """Raw stdout of ``command`` (binary-safe; ``exec:`` has no pty)."""
+        return b"".join(self.stream(command, timeout=timeout))
+
+    @abstractmethod
+    def push(self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None) -> None:
+        """Write ``data`` to ``path`` on the device (sync ``SEND``)."""
+
+    @abstractmethod
+    def pull(self, path: str, *, timeout: float | None = None) -> bytes:
+        """Read ``path`` from the device (sync ``RECV``)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection. Further calls reconnect."""
+
+    def shutdown(self) -> None:
+        """Release everything this transport owns (for the virtual phone: stop it too)."""
+        self.close()
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+
+# ---------------------------------------------------------------------------------------
+# exit status without shell_v2
+# ---------------------------------------------------------------------------------------
+
+
+def with_sentinel(command: str) -> tuple[str, bytes]:
+    """``command`` followed (on its own line) by an echo of ``$?`` behind a random marker."""
+    marker = f"__bm_rc_{secrets.token_hex(8)}="
+    return f"{command}\necho {marker}$?", marker.encode("ascii")
+
+
+def split_sentinel(output: bytes, marker: bytes, command: str = "") -> tuple[bytes, int]:
+    """Cut the sentinel off ``output``: (the command's own output, its exit status)."""
+    idx = output.rfind(marker)
+    if idx < 0:
+        raise CommandFailed(
+            f"`{command}` did not finish normally (no exit status came back)",
+            command=command,
+            output=output.decode("utf-8", "replace"),
+            hint="the command line may be malformed for the device's shell, or the shell was killed",
+        )
+    tail = output[idx + len(marker) :].strip()
+    try:
+        code = int(tail)
+    except ValueError:
+        raise ProtocolError(f"garbled exit status after `{command}`: {tail[:40]!r}") from None
+    return output[:idx], code
+
+
+# ---------------------------------------------------------------------------------------
+# shell protocol v2
+# ---------------------------------------------------------------------------------------
+
+_V2 = struct.Struct("<BI")
+V2_STDIN, V2_STDOUT, V2_STDERR, V2_EXIT, V2_CLOSE_STDIN = 0, 1, 2, 3, 4
+
+
+class ShellV2Decoder:
+    """Splits a ``shell,v2`` byte stream into stdout, stderr and the exit status."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.exit_code: int | None = None
+
+    def feed(self, data: bytes) -> bytes:
+        """Consume bytes; return the stdout they completed (for streaming callers)."""
+        self._buf += data
+        out = bytearray()
+        while len(self._buf) >= _V2.size:
+            pid, length = _V2.unpack_from(self._buf)
+            if len(self._buf) < _V2.size + length:
+                break
+            body = bytes(self._buf[_V2.size : _V2.size + length])
+            del self._buf[: _V2.size + length]
+            if pid == V2_STDOUT:
+                self.stdout += body
+                out += body
+            elif pid == V2_STDERR:
+                self.stderr += body
+            elif pid == V2_EXIT:
+                self.exit_code = body[0] if body else 0
+        return bytes(out)
+
+    def result(self, command: str) -> ShellResult:
+        if self.exit_code is None:
+            raise ProtocolError(
+                f"`{command}`: the device closed the shell without an exit status",
+            )
+        return ShellResult(bytes(self.stdout), bytes(self.stderr), self.exit_code, command)
+
+    @staticmethod
+    def decode_all(chunks: Iterable[bytes], command: str) -> ShellResult:
+        dec = ShellV2Decoder()
+        for c in chunks:
+            dec.feed(c)
+        return dec.result(command)

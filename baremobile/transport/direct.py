@@ -1,0 +1,460 @@
+"""Direct adbd transport on adb-shell: TCP (``AdbDevice`` over our socket transport) and USB.
+
+One persistent ADB connection per device; every verb is a stream on it. Calls are
+serialised per device (one lock), so a Page can be shared between threads.
+
+How we use adb-shell, and why:
+
+* **Coalesced writes + TCP_NODELAY.** adb-shell writes a message's 24-byte header and its
+  payload in two ``send()`` calls. With Nagle's algorithm on, the second waits for the
+  peer's delayed ACK (~40 ms on Linux) — on *every* message. :class:`FastTcpTransport`
+  holds a header until its payload arrives, writes both with one ``sendall``, and sets
+  ``TCP_NODELAY``. ``benchmarks/transport.py`` measures the difference.
+* **EOF is an error.** adb-shell's TCP transport returns ``b""`` on a closed socket and
+  its reader spins until the read timeout; we raise at once, so a dropped connection is
+  reported as :class:`DeviceDisconnected` immediately.
+* **The device banner is kept.** adb-shell discards the device's ``CNXN`` banner; we read
+  it off the wire during the handshake to learn the device's features (``shell_v2``).
+* **shell v2 for exit codes.** ``shell,v2,raw:`` streams carry stdout, stderr and the
+  exit status separately; devices without ``shell_v2`` get a ``$?`` sentinel instead.
+* **Errors are typed; the next call reconnects.** Any transport error closes the
+  connection; the next call opens a new one (and re-authenticates).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import logging
+import select
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from adb_shell import exceptions as adb_exc
+from adb_shell.adb_device import AdbDevice
+from adb_shell.transport.tcp_transport import TcpTransport
+
+from baremobile.errors import (
+    BaremobileError,
+    CommandFailed,
+    CommandTimeout,
+    DeviceDisconnected,
+    DeviceUnauthorized,
+    ProtocolError,
+)
+from baremobile.transport.base import (
+    DEFAULT_TIMEOUT,
+    ShellResult,
+    ShellV2Decoder,
+    Transport,
+    split_sentinel,
+    with_sentinel,
+)
+from baremobile.transport.keys import AdbKey, load_signers
+
+__all__ = ["DirectTransport", "FastTcpTransport", "parse_banner"]
+
+log = logging.getLogger("baremobile.transport")
+
+_HEADER = struct.Struct("<6I")
+_A_CNXN = int.from_bytes(b"CNXN", "little")
+_A_AUTH = int.from_bytes(b"AUTH", "little")
+_A_STLS = int.from_bytes(b"STLS", "little")
+
+#: Seconds a person gets to accept the "Allow USB debugging?" prompt.
+DEFAULT_AUTH_TIMEOUT = 60.0
+
+
+def parse_banner(banner: str) -> tuple[dict[str, str], frozenset[str]]:
+    """``device::ro.product.name=x;…;features=a,b`` → (properties, features)."""
+    _, _, rest = banner.partition("::")
+    props: dict[str, str] = {}
+    features: frozenset[str] = frozenset()
+    for field in rest.split(";"):
+        k, sep, v = field.partition("=")
+        if not sep:
+            continue
+        if k == "features":
+            features = frozenset(f for f in v.split(",") if f)
+        else:
+            props[k] = v
+    return props, features
+
+
+class _BannerSniffer:
+    """Watches the handshake bytes for the device's CNXN (or an STLS request)."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.banner: str | None = None
+        self.tls_requested = False
+        self.auth_seen = False
+        self.done = False
+
+    def feed(self, data: bytes) -> None:
+        if self.done:
+            return
+        self.buf += data
+        while len(self.buf) >= _HEADER.size:
+            cmd, _a0, _a1, length, _check, magic = _HEADER.unpack_from(self.buf)
+            if magic != cmd ^ 0xFFFFFFFF or len(self.buf) < _HEADER.size + length:
+                return
+            payload = bytes(self.buf[_HEADER.size : _HEADER.size + length])
+            del self.buf[: _HEADER.size + length]
+            if cmd == _A_CNXN:
+                self.banner = payload.rstrip(b"\0").decode("utf-8", "replace")
+                self.done = True
+                self.buf.clear()
+                return
+            if cmd == _A_STLS:
+                self.tls_requested = True
+            if cmd == _A_AUTH:
+                self.auth_seen = True
+
+
+class FastTcpTransport(TcpTransport):
+    """adb-shell's TCP transport with one write per message, TCP_NODELAY and EOF detection."""
+
+    def __init__(self, host: str, port: int = 5555, *, nodelay: bool = True, coalesce: bool = True):
+        super().__init__(host, port)
+        self.nodelay = nodelay
+        self.coalesce = coalesce
+        self._pending_header = b""
+        self.sniffer = _BannerSniffer()
+        self.writes = 0  # number of socket writes (tests check the coalescing)
+
+    def connect(self, transport_timeout_s: float | None) -> None:
+        self.sniffer = _BannerSniffer()
+        self._pending_header = b""
+        try:
+            self._connection = socket.create_connection(
+                (self._host, self._port), timeout=transport_timeout_s
+            )
+        except OSError as exc:
+            raise DeviceDisconnected(
+                f"cannot reach adbd at {self._host}:{self._port}: {exc.strerror or exc}",
+                hint="check the address, that the device is on the same network, and that "
+                "wireless debugging / 'adb tcpip' is enabled",
+            ) from None
+        if self.nodelay:
+            self._connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._connection.setblocking(False)
+
+    def bulk_read(self, numbytes: int, transport_timeout_s: float | None) -> bytes:
+        conn = self._connection
+        if conn is None:
+            raise DeviceDisconnected("the connection to the device is closed")
+        readable, _, _ = select.select([conn], [], [], transport_timeout_s)
+        if not readable:
+            raise adb_exc.TcpTimeoutException(
+                f"reading from {self._host}:{self._port} timed out ({transport_timeout_s} s)"
+            )
+        try:
+            data = conn.recv(numbytes)
+        except (BlockingIOError, InterruptedError):
+            return b""
+        except OSError as exc:
+            raise DeviceDisconnected(f"connection to {self._host}:{self._port} lost: {exc}") from None
+        if not data:
+            raise DeviceDisconnected(f"{self._host}:{self._port} closed the connection")
+        if not self.sniffer.done:
+            self.sniffer.feed(data)
+        return data
+
+    def bulk_write(self, data: bytes, transport_timeout_s: float | None) -> int:
+        if self.coalesce:
+            if len(data) == _HEADER.size and not self._pending_header:
+                cmd, _a0, _a1, length, _c, magic = _HEADER.unpack(data)
+                if magic == cmd ^ 0xFFFFFFFF and length > 0:
+                    self._pending_header = bytes(data)  # wait for the payload
+                    return len(data)
+            wire = self._pending_header + bytes(data)
+            self._pending_header = b""
+        else:
+            wire = bytes(data)
+        self._sendall(wire, transport_timeout_s)
+        return len(data)
+
+    def _sendall(self, wire: bytes, timeout: float | None) -> None:
+        conn = self._connection
+        if conn is None:
+            raise DeviceDisconnected("the connection to the device is closed")
+        self.writes += 1
+        view = memoryview(wire)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while view:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            _, writable, _ = select.select([], [conn], [], left)
+            if not writable:
+                raise adb_exc.TcpTimeoutException(
+                    f"sending to {self._host}:{self._port} timed out ({timeout} s)"
+                )
+            try:
+                sent = conn.send(view)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as exc:
+                raise DeviceDisconnected(
+                    f"connection to {self._host}:{self._port} lost: {exc}"
+                ) from None
+            view = view[sent:]
+
+
+def _map_error(exc: BaseException, what: str, timeout: float) -> BaremobileError:
+    """Translate adb-shell / socket errors into baremobile's typed errors."""
+    if isinstance(exc, BaremobileError):
+        return exc
+    if isinstance(exc, (adb_exc.TcpTimeoutException, adb_exc.AdbTimeoutError, TimeoutError)):
+        return CommandTimeout(f"{what} did not finish within {timeout:g} s")
+    if isinstance(
+        exc,
+        (adb_exc.InvalidChecksumError, adb_exc.InvalidCommandError, adb_exc.InvalidResponseError),
+    ):
+        return ProtocolError(f"{what}: the device sent an invalid ADB message ({exc})")
+    if isinstance(exc, adb_exc.DeviceAuthError):
+        return DeviceUnauthorized(f"{what}: {exc}")
+    if isinstance(exc, (adb_exc.AdbCommandFailureException, adb_exc.PushFailedError)):
+        msg = str(exc).removeprefix("Command failed: ")
+        return CommandFailed(f"{what} failed on the device: {msg}", output=msg)
+    if isinstance(exc, (adb_exc.UsbReadFailedError, adb_exc.UsbWriteFailedError)):
+        return DeviceDisconnected(f"{what}: USB transfer failed ({exc})")
+    if isinstance(exc, (ConnectionError, OSError, struct.error, ValueError)):
+        return DeviceDisconnected(f"{what}: connection lost ({exc})")
+    return DeviceDisconnected(f"{what}: unexpected transport failure ({exc!r})")
+
+
+class DirectTransport(Transport):
+    """A persistent ADB connection straight to adbd (TCP, or USB with the ``[usb]`` extra).
+
+    Args:
+        host, port: adbd's address for TCP (``adb tcpip``, wireless debugging without
+            TLS, an emulator's odd port, the virtual phone).
+        usb_serial: use USB instead; ``""`` means the first ADB device found.
+        keys: signers to authenticate with; default: ``~/.android/adbkey`` (created if
+            missing) plus ``ADB_VENDOR_KEYS``.
+        key_path: an explicit private key path instead of the default.
+        auth_timeout: seconds to wait for the user to accept the phone's prompt.
+        on_auth_prompt: called (with this transport) when the phone shows the prompt.
+        timeout: default per-call timeout in seconds.
+        connect_timeout: seconds for TCP connect and handshake (excluding the prompt).
+    """
+
+    def __init__(
+        self,
+        host: str | None = None,
+        port: int = 5555,
+        *,
+        usb_serial: str | None = None,
+        keys: Sequence[AdbKey] | None = None,
+        key_path: str | None = None,
+        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
+        on_auth_prompt: Callable[[DirectTransport], None] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = 10.0,
+        nodelay: bool = True,
+        coalesce: bool = True,
+    ) -> None:
+        if host is None and usb_serial is None:
+            raise ValueError("DirectTransport needs a host (TCP) or usb_serial (USB)")
+        self.host = host
+        self.port = int(port)
+        self.usb_serial = usb_serial
+        self.kind = "usb" if usb_serial is not None else "tcp"
+        self.serial = f"{host}:{self.port}" if host is not None else (usb_serial or "usb")
+        self._keys = list(keys) if keys is not None else None
+        self._key_path = key_path
+        self.auth_timeout = float(auth_timeout)
+        self.on_auth_prompt = on_auth_prompt
+        self.timeout = float(timeout)
+        self.connect_timeout = float(connect_timeout)
+        self._nodelay = nodelay
+        self._coalesce = coalesce
+        self._lock = threading.RLock()
+        self._device: AdbDevice | None = None
+        self._transport: Any = None
+        self.features: frozenset[str] = frozenset()
+        self.props: dict[str, str] = {}
+        self.banner = ""
+
+    # -- connection --------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._device is not None
+
+    def _signers(self) -> list[AdbKey]:
+        if self._keys is None:
+            self._keys = load_signers(self._key_path)
+        return self._keys
+
+    def _make_transport(self) -> Any:
+        if self.kind == "tcp":
+            assert self.host is not None
+            return FastTcpTransport(
+                self.host, self.port, nodelay=self._nodelay, coalesce=self._coalesce
+            )
+        from baremobile.transport.usb import open_usb_transport
+
+        return open_usb_transport(self.usb_serial or None, timeout=self.connect_timeout)
+
+    def connect(self) -> None:
+        """Open the connection now (otherwise the first call does)."""
+        with self._lock:
+            if self._device is None:
+                self._connect()
+
+    def _connect(self) -> None:
+        transport = self._make_transport()
+        device = AdbDevice(transport, default_transport_timeout_s=self.connect_timeout)
+        prompted = threading.Event()
+
+        def auth_callback(_dev: object) -> None:
+            prompted.set()
+            if self.on_auth_prompt is not None:
+                self.on_auth_prompt(self)
+
+        try:
+            device.connect(
+                rsa_keys=self._signers(),
+                transport_timeout_s=self.connect_timeout,
+                auth_timeout_s=self.auth_timeout,
+                read_timeout_s=self.connect_timeout,
+                auth_callback=auth_callback,
+            )
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                device.close()
+            sniffer = getattr(transport, "sniffer", None)
+            if sniffer is not None and sniffer.tls_requested:
+                raise DeviceDisconnected(
+                    f"{self.serial} asks for TLS (an Android 11+ wireless-debugging port)",
+                    hint="pair and connect it with 'adb pair' / 'adb connect', then pass its "
+                    "serial: connect(device='<serial>') goes through the adb server",
+                ) from None
+            if prompted.is_set() and isinstance(
+                exc, (adb_exc.TcpTimeoutException, adb_exc.AdbTimeoutError, TimeoutError)
+            ):
+                raise DeviceUnauthorized(
+                    f"{self.serial} did not accept this computer's ADB key within "
+                    f"{self.auth_timeout:g} s"
+                ) from None
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise _map_error(exc, f"connecting to {self.serial}", self.connect_timeout) from None
+        self._device = device
+        self._transport = transport
+        sniffer = getattr(transport, "sniffer", None)
+        if sniffer is not None and sniffer.banner:
+            self.banner = sniffer.banner
+            self.props, self.features = parse_banner(sniffer.banner)
+        elif self.kind == "usb":
+            self.features = frozenset({"shell_v2"}) if self._probe_v2() else frozenset()
+
+    def _probe_v2(self) -> bool:
+        try:
+            out = self._device.shell("getprop ro.build.version.sdk", read_timeout_s=5)  # type: ignore[union-attr]
+            return int(str(out).strip() or "0") >= 24
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        with self._lock:
+            dev, self._device = self._device, None
+            self._transport = None
+            if dev is not None:
+                with contextlib.suppress(Exception):
+                    dev.close()
+
+    def _fail(self, exc: BaseException, what: str, timeout: float) -> BaremobileError:
+        """Drop the (now unusable) connection and return the typed error."""
+        self.close()
+        return _map_error(exc, what, timeout)
+
+    # -- verbs ---------------------------------------------------------------------------
+    def _chunks(self, service: bytes, command: str, timeout: float) -> Iterator[bytes]:
+        """Open ``service:command`` and yield its WRTE payloads (lock held throughout)."""
+        what = f"`{command}`" if command else service.decode()
+        with self._lock:
+            if self._device is None:
+                self._connect()
+            device = self._device
+            assert device is not None
+            finished = False
+            try:
+                gen = device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
+                    service, command.encode("utf-8"), timeout, timeout, timeout
+                )
+                yield from gen
+                finished = True
+            except GeneratorExit:
+                raise
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    self.close()
+                    raise
+                raise self._fail(exc, what, timeout) from None
+            finally:
+                if not finished:  # abandoned or failed mid-stream: the connection is dirty
+                    self.close()
+
+    def shell(self, command: str, *, timeout: float | None = None) -> ShellResult:
+        t = self.timeout if timeout is None else float(timeout)
+        with self._lock:
+            if self._device is None:
+                self._connect()
+            if "shell_v2" in self.features:
+                return ShellV2Decoder.decode_all(self._chunks(b"shell,v2,raw", command, t), command)
+            wrapped, marker = with_sentinel(command)
+            out = b"".join(self._chunks(b"shell", wrapped, t))
+        stdout, code = split_sentinel(out, marker, command)
+        return ShellResult(stdout, b"", code, command)
+
+    def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
+        t = self.timeout if timeout is None else float(timeout)
+        return self._chunks(b"exec", command, t)
+
+    def push(
+        self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
+    ) -> None:
+        t = self.timeout if timeout is None else float(timeout)
+        with self._lock:
+            if self._device is None:
+                self._connect()
+            try:
+                self._device.push(  # type: ignore[union-attr]
+                    io.BytesIO(data), path, st_mode=0o100000 | mode, mtime=int(time.time()),
+                    transport_timeout_s=t, read_timeout_s=t,
+                )
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    self.close()
+                    raise
+                raise self._fail(exc, f"push to {path}", t) from None
+
+    def pull(self, path: str, *, timeout: float | None = None) -> bytes:
+        t = self.timeout if timeout is None else float(timeout)
+        with self._lock:
+            if self._device is None:
+                self._connect()
+            buf = io.BytesIO()
+            try:
+                self._device.pull(path, buf, transport_timeout_s=t, read_timeout_s=t)  # type: ignore[union-attr]
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    self.close()
+                    raise
+                raise self._fail(exc, f"pull of {path}", t) from None
+            return buf.getvalue()
+
+    def __repr__(self) -> str:
+        state = "connected" if self._device is not None else "idle"
+        return f"<DirectTransport {self.kind} {self.serial} {state}>"
+
+
+def is_connection_refused(exc: BaseException) -> bool:
+    """True for 'nothing listens there' (used by discovery)."""
+    return isinstance(exc, OSError) and exc.errno in (errno.ECONNREFUSED, errno.ETIMEDOUT)

@@ -1,0 +1,272 @@
+"""Finding devices and turning a device spec into a :class:`Transport`.
+
+Device specs (``connect(device=...)``):
+
+============================  =============================================================
+``None`` / ``"auto"``         ``$ANDROID_SERIAL`` if set; else the adb server's devices if
+                              one answers; else local emulator adbd ports (5555–5585, odd);
+                              else USB. Exactly one ready device is required.
+``"host:port"``               adbd directly over TCP (``adb tcpip``, emulators, the
+                              virtual phone). A TLS-only wireless-debugging port is
+                              reached through the adb server when it knows the serial.
+``"usb"`` / ``"usb:SERIAL"``  adbd directly over USB (``[usb]`` extra).
+``"virtual"``                 start the built-in virtual phone in this process.
+``"virtual:FILE.yaml"``       … with your own scenario.
+any other string              a serial (``emulator-5554``, ``R58M…``) through the adb server.
+============================  =============================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from baremobile.errors import (
+    BaremobileError,
+    DeviceDisconnected,
+    DeviceNotFound,
+    DeviceUnauthorized,
+    MultipleDevices,
+)
+from baremobile.transport.base import Transport
+from baremobile.transport.direct import DirectTransport
+from baremobile.transport.server import AdbServerClient, ServerTransport
+
+__all__ = ["DeviceInfo", "devices", "open_transport", "EMULATOR_PORTS", "parse_host_port"]
+
+#: adbd ports of local emulators (console port + 1): 5555, 5557, … 5585.
+EMULATOR_PORTS = tuple(range(5555, 5586, 2))
+
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s/]+)):(?P<port>\d{1,5})$")
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """A device baremobile can see."""
+
+    serial: str  #: what to pass as ``connect(device=...)``
+    state: str  #: ``device`` (ready), ``unauthorized``, ``offline``, ``authorizing`` …
+    kind: str  #: ``emulator``, ``tcp``, ``usb``
+    via: str  #: ``adb-server``, ``direct`` (TCP), ``usb``
+    model: str = ""
+    product: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "device"
+
+
+def parse_host_port(spec: str) -> tuple[str, int] | None:
+    """``"10.0.0.5:5555"`` / ``"[::1]:5555"`` → (host, port); None if not that shape."""
+    m = _HOST_PORT.match(spec.strip())
+    if not m:
+        return None
+    port = int(m.group("port"))
+    if not 0 < port < 65536:
+        return None
+    return (m.group("v6") or m.group("host")), port
+
+
+def _port_open(host: str, port: int, timeout: float) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _server_devices(tried: list[str]) -> list[DeviceInfo] | None:
+    client = AdbServerClient()
+    try:
+        listed = client.devices()
+    except BaremobileError as exc:
+        tried.append(f"adb server at {client.host}:{client.port}: {exc.message}")
+        return None
+    tried.append(f"adb server at {client.host}:{client.port}: {len(listed)} device(s)")
+    return [
+        DeviceInfo(
+            d.serial,
+            d.state,
+            d.kind,
+            "adb-server",
+            d.properties.get("model", ""),
+            d.properties.get("product", ""),
+        )
+        for d in listed
+    ]
+
+
+def _emulator_devices(tried: list[str], timeout: float) -> list[DeviceInfo]:
+    found = [
+        DeviceInfo(f"127.0.0.1:{p}", "device", "emulator", "direct")
+        for p in EMULATOR_PORTS
+        if _port_open("127.0.0.1", p, timeout)
+    ]
+    tried.append(
+        f"local emulator ports {EMULATOR_PORTS[0]}-{EMULATOR_PORTS[-1]}: "
+        f"{len(found)} open"
+    )
+    return found
+
+
+def _usb_devices(tried: list[str]) -> list[DeviceInfo]:
+    from baremobile.transport.usb import list_usb_serials, usb_available
+
+    if not usb_available():
+        tried.append("USB: not available (pip install 'baremobile[usb]')")
+        return []
+    serials = list_usb_serials()
+    tried.append(f"USB: {len(serials)} device(s)")
+    return [DeviceInfo(f"usb:{s}", "device", "usb", "usb") for s in serials]
+
+
+def devices(*, probe_timeout: float = 0.2) -> list[DeviceInfo]:
+    """Every device reachable now, ready or not (``state`` tells).
+
+    With an adb server running, its list is the truth (it owns USB devices and
+    emulators); without one, local emulator ports are probed and USB is enumerated.
+    """
+    tried: list[str] = []
+    listed = _server_devices(tried)
+    if listed is not None:
+        return listed
+    return _emulator_devices(tried, probe_timeout) + _usb_devices(tried)
+
+
+def _pick(candidates: list[DeviceInfo], tried: list[str]) -> DeviceInfo:
+    ready = [d for d in candidates if d.ready]
+    if len(ready) == 1:
+        return ready[0]
+    if len(ready) > 1:
+        raise MultipleDevices([d.serial for d in ready])
+    waiting = [d for d in candidates if d.state in ("unauthorized", "authorizing")]
+    if waiting:
+        raise DeviceUnauthorized(f"{waiting[0].serial} has not authorized this computer yet")
+    if candidates:
+        states = ", ".join(f"{d.serial} ({d.state})" for d in candidates)
+        raise DeviceNotFound(f"no device is ready: {states}", tried=tried)
+    raise DeviceNotFound("no Android device found", tried=tried)
+
+
+def open_transport(device: str | None = None, **options: Any) -> Transport:
+    """Resolve a device spec and return a connected :class:`Transport`.
+
+    ``options`` go to the transport: ``timeout``, ``auth_timeout``, ``on_auth_prompt``,
+    ``key_path``, ``connect_timeout``; for ``"virtual"`` also ``scenario`` and ``api_level``.
+    """
+    spec = (device or "").strip()
+    if not spec or spec == "auto":
+        spec = os.environ.get("ANDROID_SERIAL", "").strip() or "auto"
+    if spec == "auto":
+        return _auto(**options)
+    if spec == "virtual" or spec.startswith("virtual:"):
+        return _virtual(spec.partition(":")[2] or options.pop("scenario", None), **options)
+    if spec == "usb" or spec.startswith("usb:"):
+        serial = spec.partition(":")[2]
+        return _direct(usb_serial=serial, **options)
+    hp = parse_host_port(spec)
+    if hp is not None:
+        try:
+            return _direct(host=hp[0], port=hp[1], **options)
+        except DeviceDisconnected as exc:
+            # A wireless-debugging (TLS) port, or a device only the server can reach
+            if _server_knows(spec):
+                return _server(spec, **options)
+            raise exc from None
+    return _server(spec, **options)
+
+
+def _direct(**options: Any) -> DirectTransport:
+    opts = {k: v for k, v in options.items() if k in _DIRECT_OPTIONS}
+    t = DirectTransport(**opts)
+    t.connect()
+    return t
+
+
+_DIRECT_OPTIONS = {
+    "host",
+    "port",
+    "usb_serial",
+    "keys",
+    "key_path",
+    "auth_timeout",
+    "on_auth_prompt",
+    "timeout",
+    "connect_timeout",
+}
+
+
+def _server_knows(serial: str) -> bool:
+    with contextlib.suppress(BaremobileError):
+        return any(d.serial == serial for d in AdbServerClient().devices())
+    return False
+
+
+def _server(serial: str, **options: Any) -> ServerTransport:
+    client = AdbServerClient()
+    listed = client.devices()  # raises DeviceNotFound when no server answers
+    match = next((d for d in listed if d.serial == serial), None)
+    if match is None:
+        known = ", ".join(d.serial for d in listed) or "none"
+        raise DeviceNotFound(
+            f"the adb server does not know {serial!r} (it has: {known})",
+            hint="check the serial with baremobile.devices(); for a network device "
+            "pass 'host:port'",
+        )
+    if match.state in ("unauthorized", "authorizing"):
+        raise DeviceUnauthorized(f"{serial} has not authorized this computer yet")
+    if match.state != "device":
+        raise DeviceNotFound(f"{serial} is {match.state}", hint="reconnect it, or wait for it to boot")
+    timeout = options.get("timeout")
+    return ServerTransport(serial, client=client, **({"timeout": timeout} if timeout else {}))
+
+
+def _auto(**options: Any) -> Transport:
+    tried: list[str] = []
+    listed = _server_devices(tried)
+    if listed is not None and listed:
+        chosen = _pick(listed, tried)
+        return _server(chosen.serial, **options)
+    candidates = _emulator_devices(tried, 0.2) + _usb_devices(tried)
+    chosen = _pick(candidates, tried)
+    if chosen.via == "usb":
+        return _direct(usb_serial=chosen.serial.partition(":")[2], **options)
+    hp = parse_host_port(chosen.serial)
+    assert hp is not None
+    return _direct(host=hp[0], port=hp[1], **options)
+
+
+class VirtualTransport(DirectTransport):
+    """A :class:`DirectTransport` to a virtual phone this process started (and stops)."""
+
+    def __init__(self, phone: Any, **options: Any) -> None:
+        opts = {k: v for k, v in options.items() if k in _DIRECT_OPTIONS}
+        opts.setdefault("keys", [])  # the embedded phone needs no key: none is written
+        super().__init__(phone.host, phone.port, **opts)
+        self.kind = "virtual"
+        self.phone = phone
+
+    def shutdown(self) -> None:
+        self.close()
+        self.phone.stop()
+
+
+def _virtual(scenario: str | None, **options: Any) -> VirtualTransport:
+    from baremobile.virtual import VirtualPhone
+
+    phone = VirtualPhone(
+        scenario,
+        auth="none",
+        api_level=options.pop("api_level", 35),
+    ).start()
+    try:
+        t = VirtualTransport(phone, **options)
+        t.connect()
+    except BaseException:
+        phone.stop()
+        raise
+    return t
