@@ -1,0 +1,134 @@
+"""Refs: what ``[ref=N]`` points at, for the verbs that act on it.
+
+:class:`RefMap` maps each ref of a snapshot to a :class:`RefNode` — the node's class,
+resource id, own text and desc, visible bounds, a tap point inside them, its states and
+flags. RefNodes are built on first access from the pruned tree, so a snapshot whose refs are
+never looked up pays nothing for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from baremobile.snapshot.tree import Node
+
+__all__ = ["RefMap", "RefNode", "parse_bounds"]
+
+
+def parse_bounds(s: str | None) -> tuple[int, int, int, int]:
+    """``"[x1,y1][x2,y2]"`` → ``(x1, y1, x2, y2)``; ``(0, 0, 0, 0)`` when absent or malformed."""
+    if not s or s[0] != "[" or s[-1] != "]":
+        return (0, 0, 0, 0)
+    try:
+        a, b = s[1:-1].split("][")
+        x1, y1 = a.split(",")
+        x2, y2 = b.split(",")
+        return (int(x1), int(y1), int(x2), int(y2))
+    except ValueError:
+        return (0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class RefNode:
+    """One actionable node of a snapshot: everything a verb needs to act on ``[ref=N]``."""
+
+    ref: int
+    role: str
+    cls: str
+    """full Android class name"""
+    resource_id: str
+    text: str
+    """the node's own ``text`` attribute (the line may show a label folded in from a child)"""
+    desc: str
+    """the node's own ``content-desc``"""
+    label: str
+    """what the snapshot line shows for it: its text, else its desc"""
+    bounds: tuple[int, int, int, int]
+    """visible bounds ``(x1, y1, x2, y2)``: the dump's bounds clipped to parent and window"""
+    raw_bounds: tuple[int, int, int, int]
+    """the ``bounds`` attribute as dumped"""
+    center: tuple[int, int]
+    """a tap point inside :attr:`bounds`"""
+    states: tuple[str, ...]
+    clickable: bool
+    long_clickable: bool
+    checkable: bool
+    checked: bool
+    scrollable: bool
+    editable: bool
+    focusable: bool
+    focused: bool
+    selected: bool
+    enabled: bool
+    password: bool
+    package: str
+    hint: str
+
+    @classmethod
+    def from_node(cls, node: Node) -> RefNode:
+        """Build the RefNode of a pruner-built node that carries a ref."""
+        from baremobile.snapshot.roles import class_info
+
+        a = node.attrs or {}
+        vis = node.vis or (0, 0, 0, 0)
+        klass = a.get("class", "")
+        password = a.get("password") == "true"
+        return cls(
+            ref=node.ref or 0,
+            role=node.role,
+            cls=klass,
+            resource_id=a.get("resource-id", ""),
+            text=a.get("text", ""),
+            desc=a.get("content-desc", ""),
+            label=node.text or node.desc,
+            bounds=vis,
+            raw_bounds=parse_bounds(a.get("bounds")),
+            center=((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2),
+            states=node.states,
+            clickable=a.get("clickable") == "true",
+            long_clickable=a.get("long-clickable") == "true",
+            checkable=a.get("checkable") == "true",
+            checked=a.get("checked") == "true",
+            scrollable=a.get("scrollable") == "true",
+            editable=class_info(klass).editable or password,
+            focusable=a.get("focusable") == "true",
+            focused=a.get("focused") == "true",
+            selected=a.get("selected") == "true",
+            enabled=a.get("enabled", "true") != "false",
+            password=password,
+            package=a.get("package", ""),
+            hint=a.get("hint", ""),
+        )
+
+
+class RefMap(Mapping[int, RefNode]):
+    """ref → :class:`RefNode`, built lazily from the pruned tree's ref nodes."""
+
+    __slots__ = ("_nodes", "_cache")
+
+    def __init__(self, nodes: dict[int, Node]) -> None:
+        self._nodes = nodes
+        self._cache: dict[int, RefNode] = {}
+
+    def __getitem__(self, ref: int) -> RefNode:
+        hit = self._cache.get(ref)
+        if hit is None:
+            hit = self._cache[ref] = RefNode.from_node(self._nodes[ref])
+        return hit
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, ref: object) -> bool:
+        return ref in self._nodes
+
+    def node(self, ref: int) -> Node:
+        """The tree node that carries ``ref`` (its line and subtree)."""
+        return self._nodes[ref]
+
+    def __repr__(self) -> str:
+        return f"<RefMap {len(self._nodes)} refs>"

@@ -1,0 +1,131 @@
+"""The pruned tree: one :class:`Node` per line of snapshot text.
+
+The pruner builds it, :func:`~baremobile.snapshot.render.render` prints it and
+:func:`~baremobile.snapshot.parse.parse` rebuilds it from text. A node built by the pruner also
+keeps the dump's attributes (``cls``, ``resource_id``, ``package``, ``bounds``…); a node parsed
+from text has only what the grammar carries (role, ref, text, desc, states, children).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["Node", "STATE_ORDER"]
+
+#: The states a snapshot prints, in the order it prints them.
+STATE_ORDER: tuple[str, ...] = (
+    "checked",
+    "selected",
+    "focused",
+    "disabled",
+    "password",
+    "scrollable",
+)
+
+
+class Node:
+    """One node of a pruned snapshot tree.
+
+    ``text`` and ``desc`` are what the line shows: for a ref whose only child was a plain
+    label, the pruner folds that label into the ref's own line (see ``docs/snapshot.md``).
+    The raw attributes of the dump stay available through :attr:`attrs`.
+    """
+
+    __slots__ = ("role", "ref", "text", "desc", "states", "children", "attrs", "vis")
+
+    def __init__(
+        self,
+        role: str,
+        ref: int | None = None,
+        text: str = "",
+        desc: str = "",
+        states: tuple[str, ...] = (),
+        children: list[Node] | None = None,
+        attrs: dict[str, str] | None = None,
+        vis: tuple[int, int, int, int] | None = None,
+    ) -> None:
+        self.role = role
+        self.ref = ref
+        self.text = text
+        self.desc = desc
+        self.states = states
+        self.children: list[Node] = children if children is not None else []
+        #: the dump's attributes of this node (``None`` for nodes parsed from text)
+        self.attrs = attrs
+        #: visible bounds (own bounds clipped to parent and window), or ``None``
+        self.vis = vis
+
+    # -- dump attributes -----------------------------------------------------------------
+
+    def _attr(self, name: str) -> str:
+        a = self.attrs
+        return a.get(name, "") if a is not None else ""
+
+    @property
+    def cls(self) -> str:
+        """The full Android class name (``""`` for parsed or synthetic nodes)."""
+        return self._attr("class")
+
+    @property
+    def resource_id(self) -> str:
+        """The view's ``resource-id`` (``""`` when it has none)."""
+        return self._attr("resource-id")
+
+    @property
+    def package(self) -> str:
+        """The package of the app that owns this node."""
+        return self._attr("package")
+
+    @property
+    def bounds(self) -> tuple[int, int, int, int] | None:
+        """Visible bounds ``(x1, y1, x2, y2)`` on screen, or ``None`` when unknown."""
+        return self.vis
+
+    @property
+    def center(self) -> tuple[int, int] | None:
+        """A point inside the visible bounds (their center), or ``None`` when unknown."""
+        v = self.vis
+        if v is None:
+            return None
+        return ((v[0] + v[2]) // 2, (v[1] + v[3]) // 2)
+
+    # -- walking -------------------------------------------------------------------------
+
+    def walk(self) -> Iterator[Node]:
+        """This node and all its descendants, in document (= line) order. Not recursive."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node.children:
+                stack.extend(reversed(node.children))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The grammar-visible fields as plain data (for tests and JSON)."""
+        out: dict[str, Any] = {"role": self.role}
+        if self.ref is not None:
+            out["ref"] = self.ref
+        if self.text:
+            out["text"] = self.text
+        if self.desc:
+            out["desc"] = self.desc
+        if self.states:
+            out["states"] = list(self.states)
+        if self.children:
+            out["children"] = [c.to_dict() for c in self.children]
+        return out
+
+    def __repr__(self) -> str:
+        bits = [self.role]
+        if self.ref is not None:
+            bits.append(f"ref={self.ref}")
+        if self.text:
+            bits.append(repr(self.text))
+        if self.desc:
+            bits.append(f"desc={self.desc!r}")
+        if self.states:
+            bits.append(f"states={list(self.states)}")
+        if self.children:
+            bits.append(f"+{len(self.children)} children")
+        return f"<Node {' '.join(bits)}>"

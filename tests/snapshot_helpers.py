@@ -1,0 +1,210 @@
+"""Shared helpers for the snapshot tests and benchmark.
+
+The recall checker here is deliberately written without any code from
+``baremobile.snapshot``: its own DOM walk over the raw XML (ElementTree) and its own reading
+of the snapshot lines, so a pruner or parser bug cannot hide itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from defusedxml import ElementTree as SafeET
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def corpus_dir() -> Path:
+    """Where the real-dump corpus lives (``$BAREMOBILE_CORPUS`` or ``<repo>/../shared/corpus``)."""
+    env = os.environ.get("BAREMOBILE_CORPUS")
+    return Path(env) if env else REPO.parent / "shared" / "corpus"
+
+
+def corpus_files() -> list[Path]:
+    """The corpus dumps, sorted; empty when the corpus is not there."""
+    d = corpus_dir() / "dumps"
+    return sorted(d.glob("*.xml")) if d.is_dir() else []
+
+
+# --- an independent reading of the snapshot grammar -------------------------------------
+
+_REF = re.compile(r" \[ref=(\d+)\]")
+
+
+def _read_quoted(s: str, i: int, close: str) -> tuple[str, int]:
+    """Read an escaped string starting after its opening delimiter; return (value, end)."""
+    out = []
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            nxt = s[i + 1]
+            if nxt == "x":
+                out.append(chr(int(s[i + 2 : i + 4], 16)))
+                i += 4
+                continue
+            if nxt == "u":
+                out.append(chr(int(s[i + 2 : i + 6], 16)))
+                i += 6
+                continue
+            out.append({"n": "\n", "r": "\r", "t": "\t"}.get(nxt, nxt))
+            i += 2
+            continue
+        if c == close:
+            return "".join(out), i + 1
+        out.append(c)
+        i += 1
+    raise AssertionError(f"unterminated string in line {s!r}")
+
+
+@dataclass
+class Line:
+    depth: int
+    ref: int | None
+    strings: list[str] = field(default_factory=list)
+
+
+def read_lines(text: str) -> list[Line]:
+    """Each node line of snapshot text: its depth, ref and shown strings (unescaped)."""
+    lines = []
+    for raw in text.split("\n"):
+        if not raw or raw.startswith("#"):
+            continue
+        stripped = raw.lstrip(" ")
+        depth = (len(raw) - len(stripped)) // 2
+        assert stripped.startswith("- "), raw
+        m = _REF.search(stripped)
+        ref = int(m.group(1)) if m else None
+        strings = []
+        i = stripped.find(' "')
+        j = stripped.find(" (")
+        if i >= 0 and (j < 0 or i < j):
+            value, end = _read_quoted(stripped, i + 2, '"')
+            strings.append(value)
+            rest = stripped[end:]
+        else:
+            rest = stripped
+        k = rest.find(" (")
+        if k >= 0:
+            value, _ = _read_quoted(rest, k + 2, ")")
+            strings.append(value)
+        lines.append(Line(depth, ref, strings))
+    return lines
+
+
+def ref_subtree_strings(text: str) -> dict[int, list[str]]:
+    """ref → every string shown on its line and on the lines of its subtree."""
+    lines = read_lines(text)
+    out: dict[int, list[str]] = {}
+    for i, line in enumerate(lines):
+        if line.ref is None:
+            continue
+        strings = list(line.strings)
+        for nxt in lines[i + 1 :]:
+            if nxt.depth <= line.depth:
+                break
+            strings.extend(nxt.strings)
+        out[line.ref] = strings
+    return out
+
+
+# --- the raw dump, walked on its own ----------------------------------------------------
+
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_EDIT = ("EditText", "AutoCompleteTextView")
+
+
+def _bounds(el) -> tuple[int, int, int, int] | None:
+    m = _BOUNDS.fullmatch(el.get("bounds", ""))
+    return tuple(int(g) for g in m.groups()) if m else None  # type: ignore[return-value]
+
+
+@dataclass
+class Actionable:
+    bounds: tuple[int, int, int, int]
+    labels: list[str]
+    cls: str
+    line: str  # a short description for failure messages
+
+
+def actionable_nodes(xml: bytes) -> list[Actionable]:
+    """On-screen clickable/long-clickable/checkable/scrollable/editable nodes with a label.
+
+    A label is a non-blank text or content-desc of the node or of any descendant. On-screen
+    means its bounds overlap the screen (the union of the top-level windows) with positive
+    area and it is not marked ``visible-to-user="false"``.
+    """
+    root = SafeET.fromstring(xml)
+    hierarchies = [root] if root.tag == "hierarchy" else list(root.iter("hierarchy"))
+    tops = [n for h in hierarchies for n in h if n.tag == "node"]
+    sx2 = sy2 = 0
+    for t in tops:
+        b = _bounds(t)
+        if b and b[2] > b[0] and b[3] > b[1]:
+            sx2, sy2 = max(sx2, b[2]), max(sy2, b[3])
+    out = []
+    for el in root.iter("node"):
+        cls = el.get("class", "")
+        acts = (
+            el.get("clickable") == "true"
+            or el.get("long-clickable") == "true"
+            or el.get("checkable") == "true"
+            or el.get("scrollable") == "true"
+            or el.get("password") == "true"
+            or cls.endswith(_EDIT)
+        )
+        if not acts or el.get("visible-to-user") == "false":
+            continue
+        b = _bounds(el)
+        if b is None:
+            continue
+        x1, y1 = max(b[0], 0), max(b[1], 0)
+        x2, y2 = min(b[2], sx2), min(b[3], sy2)
+        if x2 <= x1 or y2 <= y1:
+            continue
+        labels = []
+        for d in el.iter("node"):
+            for key in ("text", "content-desc"):
+                v = (d.get(key) or "").strip()
+                if v and v not in labels:
+                    labels.append(v)
+        if labels:
+            out.append(Actionable(b, labels, cls, f"{cls} {el.get('bounds')} {labels[:2]}"))
+    return out
+
+
+@dataclass
+class Recall:
+    actionable: int
+    recalled: int
+    missed: list[Actionable]
+
+    @property
+    def ratio(self) -> float:
+        return self.recalled / self.actionable if self.actionable else 1.0
+
+
+def recall(xml: bytes, text: str, centers: dict[int, tuple[int, int]]) -> Recall:
+    """Actionable recall of snapshot ``text`` (with ref tap points ``centers``) on ``xml``.
+
+    A node is recalled when some ref's tap point lies inside the node's bounds and one of the
+    node's labels appears (as a substring, whitespace-trimmed) on that ref's line or subtree.
+    """
+    shown = ref_subtree_strings(text)
+    nodes = actionable_nodes(xml)
+    missed = []
+    for node in nodes:
+        x1, y1, x2, y2 = node.bounds
+        ok = False
+        for ref, strings in shown.items():
+            c = centers.get(ref)
+            if c is None or not (x1 <= c[0] < x2 and y1 <= c[1] < y2):
+                continue
+            if any(label in s for label in node.labels for s in strings):
+                ok = True
+                break
+        if not ok:
+            missed.append(node)
+    return Recall(len(nodes), len(nodes) - len(missed), missed)
