@@ -63,7 +63,6 @@ log = logging.getLogger("baremobile.transport")
 
 _HEADER = struct.Struct("<6I")
 _A_CNXN = int.from_bytes(b"CNXN", "little")
-_A_AUTH = int.from_bytes(b"AUTH", "little")
 _A_STLS = int.from_bytes(b"STLS", "little")
 
 #: Seconds a person gets to accept the "Allow USB debugging?" prompt.
@@ -86,35 +85,57 @@ def parse_banner(banner: str) -> tuple[dict[str, str], frozenset[str]]:
     return props, features
 
 
-class _BannerSniffer:
-    """Watches the handshake bytes for the device's CNXN (or an STLS request)."""
+_KNOWN = frozenset(
+    int.from_bytes(c, "little") for c in (b"SYNC", b"CNXN", b"AUTH", b"OPEN", b"OKAY", b"CLSE", b"WRTE", b"STLS")
+)
+
+
+class WireWatcher:
+    """Follows the device→host byte stream message by message.
+
+    adb-shell trusts whatever header arrives (it never checks ``magic``); this watcher
+    validates every header as it passes and raises :class:`ProtocolError` on garbage,
+    and it keeps the device's ``CNXN`` banner, which adb-shell discards.
+    """
 
     def __init__(self) -> None:
-        self.buf = bytearray()
+        self._header = bytearray()
+        self._skip = 0  # payload bytes of the current message still to pass
+        self._capture: bytearray | None = None
         self.banner: str | None = None
         self.tls_requested = False
-        self.auth_seen = False
-        self.done = False
 
     def feed(self, data: bytes) -> None:
-        if self.done:
-            return
-        self.buf += data
-        while len(self.buf) >= _HEADER.size:
-            cmd, _a0, _a1, length, _check, magic = _HEADER.unpack_from(self.buf)
-            if magic != cmd ^ 0xFFFFFFFF or len(self.buf) < _HEADER.size + length:
+        view = memoryview(data)
+        while view:
+            if self._skip:
+                n = min(self._skip, len(view))
+                if self._capture is not None:
+                    self._capture += view[:n]
+                self._skip -= n
+                view = view[n:]
+                if not self._skip and self._capture is not None:
+                    self.banner = bytes(self._capture).rstrip(b"\0").decode("utf-8", "replace")
+                    self._capture = None
+                continue
+            need = _HEADER.size - len(self._header)
+            self._header += view[:need]
+            view = view[need:]
+            if len(self._header) < _HEADER.size:
                 return
-            payload = bytes(self.buf[_HEADER.size : _HEADER.size + length])
-            del self.buf[: _HEADER.size + length]
-            if cmd == _A_CNXN:
-                self.banner = payload.rstrip(b"\0").decode("utf-8", "replace")
-                self.done = True
-                self.buf.clear()
-                return
+            cmd, _a0, _a1, length, _check, magic = _HEADER.unpack(self._header)
+            self._header.clear()
+            if magic != cmd ^ 0xFFFFFFFF or cmd not in _KNOWN:
+                raise ProtocolError(
+                    f"the device sent a corrupt ADB message header (command {cmd:#010x}, "
+                    f"magic {magic:#010x})"
+                )
             if cmd == _A_STLS:
                 self.tls_requested = True
-            if cmd == _A_AUTH:
-                self.auth_seen = True
+            self._skip = length
+            self._capture = bytearray() if cmd == _A_CNXN and length else None
+            if cmd == _A_CNXN and not length:
+                self.banner = ""
 
 
 class FastTcpTransport(TcpTransport):
@@ -125,11 +146,11 @@ class FastTcpTransport(TcpTransport):
         self.nodelay = nodelay
         self.coalesce = coalesce
         self._pending_header = b""
-        self.sniffer = _BannerSniffer()
+        self.sniffer = WireWatcher()
         self.writes = 0  # number of socket writes (tests check the coalescing)
 
     def connect(self, transport_timeout_s: float | None) -> None:
-        self.sniffer = _BannerSniffer()
+        self.sniffer = WireWatcher()
         self._pending_header = b""
         try:
             self._connection = socket.create_connection(
@@ -162,8 +183,7 @@ class FastTcpTransport(TcpTransport):
             raise DeviceDisconnected(f"connection to {self._host}:{self._port} lost: {exc}") from None
         if not data:
             raise DeviceDisconnected(f"{self._host}:{self._port} closed the connection")
-        if not self.sniffer.done:
-            self.sniffer.feed(data)
+        self.sniffer.feed(data)
         return data
 
     def bulk_write(self, data: bytes, transport_timeout_s: float | None) -> int:
@@ -348,7 +368,7 @@ class DirectTransport(Transport):
         self._device = device
         self._transport = transport
         sniffer = getattr(transport, "sniffer", None)
-        if sniffer is not None and sniffer.banner:
+        if sniffer is not None and sniffer.banner is not None:
             self.banner = sniffer.banner
             self.props, self.features = parse_banner(sniffer.banner)
         elif self.kind == "usb":

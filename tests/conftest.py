@@ -1,0 +1,160 @@
+"""Shared fixtures: virtual phones, test ADB keys, and a private real-adb server.
+
+Every test runs with ``ANDROID_USER_HOME`` pointing at a temporary directory (so the
+user's ``~/.android/adbkey`` is never read or written) and with the adb-server port moved
+to one nothing listens on (so a developer's running adb server is never discovered).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from baremobile.transport.keys import AdbKey, ensure_key
+from baremobile.virtual import VirtualPhone
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1, outside adb's emulator range 5555–5585."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if not 5554 <= port <= 5586:
+            return port
+
+
+@pytest.fixture(scope="session")
+def key_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("android-user-home")
+
+
+@pytest.fixture(scope="session")
+def adb_key(key_dir: Path) -> AdbKey:
+    """The test session's ADB key (generated once, in a temporary ANDROID_USER_HOME)."""
+    return ensure_key(key_dir / "adbkey")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, key_dir: Path) -> None:
+    monkeypatch.setenv("ANDROID_USER_HOME", str(key_dir))
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(_unused_server_port()))
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+    monkeypatch.delenv("ADB_VENDOR_KEYS", raising=False)
+
+
+_UNUSED_PORT: list[int] = []
+
+
+def _unused_server_port() -> int:
+    if not _UNUSED_PORT:
+        _UNUSED_PORT.append(free_port())
+    return _UNUSED_PORT[0]
+
+
+@pytest.fixture
+def phone() -> Iterator[VirtualPhone]:
+    """A fresh virtual phone (demo scenario, accept-all auth) on a free port."""
+    with VirtualPhone(port=free_port()) as p:
+        yield p
+
+
+@pytest.fixture
+def no_thread_leaks() -> Iterator[None]:
+    """Fail the test if it leaves non-daemon or client-side threads running."""
+    before = {t.ident for t in threading.enumerate()}
+    yield
+    deadline = time.monotonic() + 3
+    while True:
+        extra = [
+            t
+            for t in threading.enumerate()
+            if t.ident not in before and not t.name.startswith("adbd-") and t.is_alive()
+        ]
+        if not extra or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not extra, f"threads left behind: {[t.name for t in extra]}"
+
+
+# ---------------------------------------------------------------------------------------
+# Debian's real adb, as the protocol referee
+# ---------------------------------------------------------------------------------------
+
+
+class RealAdb:
+    """Runs Debian's ``adb`` against its own private server (never the user's)."""
+
+    def __init__(self, binary: str, home: Path, port: int) -> None:
+        self.binary = binary
+        self.home = home
+        self.port = port
+        self.env = {
+            **os.environ,
+            "HOME": str(home),
+            "ANDROID_USER_HOME": str(home / ".android"),
+            "ANDROID_ADB_SERVER_PORT": str(port),
+        }
+        self.env.pop("ADB_SERVER_SOCKET", None)
+        self.env.pop("ANDROID_SERIAL", None)
+
+    def run(self, *args: str, timeout: float = 30, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [self.binary, "-P", str(self.port), *args],
+            env=self.env,
+            capture_output=True,
+            timeout=timeout,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+
+    def ok(self, *args: str, timeout: float = 30) -> bytes:
+        r = self.run(*args, timeout=timeout)
+        assert r.returncode == 0, f"adb {' '.join(args)} failed ({r.returncode}): {r.stderr!r} {r.stdout!r}"
+        return r.stdout
+
+    @property
+    def key(self) -> AdbKey:
+        return AdbKey.load(self.home / ".android" / "adbkey")
+
+    def connect(self, phone: VirtualPhone, *, timeout: float = 20) -> str:
+        """``adb connect`` and wait until the server lists the phone as a ``device``."""
+        serial = phone.address
+        self.ok("connect", serial)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            out = self.ok("devices").decode()
+            if f"{serial}\tdevice" in out:
+                return serial
+            time.sleep(0.05)
+        raise AssertionError(f"{serial} never became 'device': {out!r}")
+
+
+@pytest.fixture(scope="session")
+def adb_binary() -> str:
+    path = shutil.which("adb")
+    if path is None:
+        pytest.skip("Debian's adb is not installed here (CI installs it: apt-get install -y adb)")
+    return path
+
+
+@pytest.fixture
+def real_adb(adb_binary: str, tmp_path: Path) -> Iterator[RealAdb]:
+    """A private adb server (own HOME, own key, own port), killed afterwards."""
+    home = tmp_path / "adb-home"
+    (home / ".android").mkdir(parents=True)
+    adb = RealAdb(adb_binary, home, free_port())
+    adb.ok("start-server")
+    try:
+        yield adb
+    finally:
+        adb.run("kill-server", timeout=15)
