@@ -45,7 +45,7 @@ _BIG = 1 << 31
 _NO_CLIP = (-_BIG, -_BIG, _BIG, _BIG)
 
 # Frame layout (a list per open element; index constants keep the hot path cheap).
-#   0 attrs (None for non-node elements)   1 visible rect or None   2 ref (0 = none)
+#   0 attrs of a node (None for other elements: <window> keeps its attrs in 8)   1 visible rect or None   2 ref (0 = none)
 #   3 kept children (list or None)         4 clip rect for children  5 window rect
 #   6 ClassInfo for nodes, the tag name for other elements
 #   7 True when an ancestor carries a ref       8 a label hidden in a dropped descendant
@@ -92,15 +92,17 @@ def _dedup(kids: list[Node]) -> list[Node]:
     return kids if out is None else out
 
 
-def _drop_echoes(kids: list[Node], text: str, desc: str) -> list[Node] | None:
+def _drop_echoes(
+    kids: list[Node], text: str, desc: str, states: tuple[str, ...]
+) -> list[Node] | None:
     out: list[Node] | None = None
     for i, k in enumerate(kids):
         if (
             k.ref is None
             and not k.children
-            and not k.states
-            and (not k.text or k.text == text or k.text == desc)
-            and (not k.desc or k.desc == text or k.desc == desc)
+            and (not k.states or all(s in states for s in k.states))
+            and (not k.text or k.text in text or k.text in desc)
+            and (not k.desc or k.desc in text or k.desc in desc)
         ):
             if out is None:
                 out = kids[:i]
@@ -190,7 +192,7 @@ class PruneState:
             elif name == "window":
                 b = parse_bounds(a.get("bounds"))
                 win = b if b[2] > b[0] and b[3] > b[1] else p[5]
-                stack.append([a, win, 0, None, win, win, name, False, None])
+                stack.append([None, win, 0, None, win, win, name, False, a])
             else:  # displays, display, or an element we do not know: transparent
                 stack.append([None, None, 0, None, p[4], p[5], name, False, None])
 
@@ -199,7 +201,7 @@ class PruneState:
             kids = f[3]
             p = stack[-1]
             if f[6] == "window" and kids:
-                a = f[0]
+                a = f[8]
                 st = ("focused",) if a.get("focused") == "true" else ()
                 node = Node("Window", None, a.get("title", ""), "", st, kids, a, f[1])
                 kids = [node]
@@ -230,17 +232,18 @@ class PruneState:
                     bcache[bs] = b
             x1, y1, x2, y2 = b
             clip = p[4]
-            if x1 >= clip[0] and y1 >= clip[1] and x2 <= clip[2] and y2 <= clip[3]:
+            cx1, cy1, cx2, cy2 = clip
+            if x1 >= cx1 and y1 >= cy1 and x2 <= cx2 and y2 <= cy2:
                 vis = b if x2 > x1 and y2 > y1 else None
             else:
                 vis = _intersect(b, clip)
                 if vis is None:
                     vis = _intersect(b, p[5])
-            cls = a.get("class", "")
+            cls = a.get("class") or ""
             ci = ccache.get(cls)
             if ci is None:
                 ci = class_info(cls)
-            if p[0] is None or p[6].__class__ is str:
+            if p[0] is None:
                 # the root node of a window
                 if state.root_tag is None:
                     raise InvalidDump(
@@ -249,7 +252,7 @@ class PruneState:
                     )
                 if p[6] == "hierarchy":
                     up = stack[-2]
-                    kind = up[0].get("type", "") if up[6] == "window" else ""
+                    kind = up[8].get("type", "") if up[6] == "window" else ""
                     windows.append(WindowInfo(a.get("package", ""), b, kind))
                 win = vis if vis is not None else p[5]
             else:
@@ -302,10 +305,10 @@ class PruneState:
                     if label and not label.isspace():
                         pf[8] = label
                 return
-            text = a.get("text", "")
+            text = a.get("text") or ""
             if text and text.isspace():
                 text = ""
-            desc = a.get("content-desc", "")
+            desc = a.get("content-desc") or ""
             if desc and desc.isspace():
                 desc = ""
             mask = 0
@@ -320,7 +323,7 @@ class PruneState:
                     mask |= 8
                 if a.get("password") == "true":
                     mask |= 16
-                if a.get("scrollable") == "true":
+                if a.get("scrollable") == "true" and not ci.scroller:
                     mask |= 32
                 if ci.editable or mask & 16:
                     hint = a.get("hint")
@@ -333,9 +336,17 @@ class PruneState:
                 if len(kids) > 1:
                     kids = _dedup(kids)
                 if text or desc:
-                    kids = _drop_echoes(kids, text, desc)
+                    kids = _drop_echoes(kids, text, desc, _states(mask))
             if ref and not kids and not text and not desc and hidden:
                 text = hidden  # a bare ref named only by a hidden descendant
+            if (
+                mask
+                and not (ref or text or desc)
+                and kids
+                and len(kids) == 1
+                and all(n in kids[0].states for n in _states(mask))
+            ):
+                mask = 0  # the only child shows the same states: this wrapper adds nothing
             if not (ref or text or desc or mask):
                 if hidden and inref and pf[8] is None:
                     pf[8] = hidden

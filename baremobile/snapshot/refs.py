@@ -21,9 +21,7 @@ def parse_bounds(s: str | None) -> tuple[int, int, int, int]:
     if not s or s[0] != "[" or s[-1] != "]":
         return (0, 0, 0, 0)
     try:
-        a, b = s[1:-1].split("][")
-        x1, y1 = a.split(",")
-        x2, y2 = b.split(",")
+        x1, y1, x2, y2 = s[1:-1].replace("][", ",").split(",")
         return (int(x1), int(y1), int(x2), int(y2))
     except ValueError:
         return (0, 0, 0, 0)

@@ -212,6 +212,7 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 
 _NAME_OK = re.compile(r"[A-Z][A-Za-z0-9_]{3,}")
 _EDITABLE_ROLES = frozenset({"TextInput"})
+_SCROLLER_ROLES = frozenset({"List", "ScrollView", "Pager"})
 
 
 class ClassInfo(NamedTuple):
@@ -220,6 +221,8 @@ class ClassInfo(NamedTuple):
     role: str
     wrapper: bool
     editable: bool
+    scroller: bool
+    """the role itself says "scrolls" (List, ScrollView, Pager): no ``scrollable`` state"""
 
 
 def _role_uncached(cls: str) -> str:
@@ -247,7 +250,9 @@ def class_info(cls: str) -> ClassInfo:
         role = ROLES.get(cls)
         if role is None:
             role = _role_uncached(cls)
-        info = ClassInfo(role, role in WRAPPER_ROLES, role in _EDITABLE_ROLES)
+        info = ClassInfo(
+            role, role in WRAPPER_ROLES, role in _EDITABLE_ROLES, role in _SCROLLER_ROLES
+        )
         if len(_CACHE) < _CACHE_MAX:  # hostile dumps cannot grow it without bound
             _CACHE[cls] = info
     return info
