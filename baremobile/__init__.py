@@ -30,10 +30,14 @@ from baremobile.errors import (
     UnsupportedText,
 )
 
+from baremobile.transport.discovery import DeviceInfo, devices
+
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "__version__",
+    "DeviceInfo",
+    "devices",
     "AutomationBusy",
     "BaremobileError",
     "Busy",

@@ -1,0 +1,3 @@
+from baremobile.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,464 @@
+"""Android shell verbs over a :class:`~baremobile.transport.Transport`.
+
+This is where command lines are built — and therefore where nothing may break out of
+them. Every argument is validated (numbers are numbers, package names look like package
+names) and then single-quoted for the device's ``sh -c``: inside ``'…'`` mksh treats every
+byte literally, and a ``'`` is written as ``'\\''``. No user string is ever pasted into a
+command line any other way.
+
+Android quirks handled here:
+
+* ``uiautomator dump`` writes to a file (``/dev/tty`` fails on API 35+); the dump and the
+  read-back happen in one ``exec:`` round trip and are streamed.
+* ``input text`` cannot type spaces on API 35+, turns ``%s`` into a space, and fails on
+  anything outside printable ASCII: :func:`typing_plan` types word by word with
+  KEYCODE_SPACE between words, splits every ``%``/``s`` pair across two commands, and
+  rejects untypable characters before anything is sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from baremobile.errors import (
+    CommandFailed,
+    DumpFailed,
+    InvalidArgument,
+    UnsupportedText,
+)
+from baremobile.keycodes import KEYCODES
+from baremobile.snapshot import dump_error
+from baremobile.transport.base import DUMP_TIMEOUT, ShellResult, Transport
+
+__all__ = [
+    "DUMP_PATH",
+    "Device",
+    "Focus",
+    "batches",
+    "command_line",
+    "number",
+    "quote",
+    "typing_plan",
+    "untypable",
+    "validate_action",
+    "validate_component",
+    "validate_package",
+    "validate_uri",
+]
+
+#: Where the hierarchy is dumped (``/dev/tty`` does not work on API 35+).
+DUMP_PATH = "/data/local/tmp/baremobile_dump.xml"
+
+#: Longest command line sent in one round trip (older adbd cap OPEN at 4 KiB).
+MAX_COMMAND = 3500
+
+_SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+_PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$")
+_CLASS = re.compile(r"^\.?[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$")
+_ACTION = re.compile(r"^[A-Za-z0-9_.]+$")
+_EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.:-]+$")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_XML_START = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:\?xml|hierarchy|displays)")
+
+
+# ---------------------------------------------------------------------------------------
+# quoting and validation
+# ---------------------------------------------------------------------------------------
+
+
+def quote(arg: str) -> str:
+    """Quote one argument for the device's ``sh``: safe words as-is, else ``'…'``."""
+    if not isinstance(arg, str):
+        raise InvalidArgument(f"shell arguments must be strings, not {type(arg).__name__}")
+    if "\0" in arg:
+        raise InvalidArgument("a shell argument cannot contain a NUL character")
+    if arg and _SAFE.match(arg):
+        return arg
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """argv → one safely quoted command line."""
+    if not argv:
+        raise InvalidArgument("empty command")
+    return " ".join(quote(a) for a in argv)
+
+
+def number(name: str, value: object, *, minimum: float | None = None,
+           maximum: float | None = None) -> int:
+    """A finite number (int or float, not bool, not str) rounded to an int, in range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"{name} must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise InvalidArgument(f"{name} must be finite, not {value!r}")
+    v = int(round(value))
+    if minimum is not None and v < minimum:
+        raise InvalidArgument(f"{name} must be ≥ {minimum:g}, not {value!r}")
+    if maximum is not None and v > maximum:
+        raise InvalidArgument(f"{name} must be ≤ {maximum:g}, not {value!r}")
+    return v
+
+
+def validate_package(package: object) -> str:
+    """A Java package name like ``com.android.settings``."""
+    if not isinstance(package, str) or not _PACKAGE.match(package):
+        raise InvalidArgument(
+            f"{package!r} is not an Android package name",
+            hint="package names look like 'com.android.settings'; list them with page.apps()",
+        )
+    return package
+
+
+def validate_component(component: object) -> str:
+    """``pkg/.Activity`` or ``pkg/full.class.Name``."""
+    if not isinstance(component, str) or component.count("/") != 1:
+        raise InvalidArgument(f"{component!r} is not a component (expected 'package/.Activity')")
+    pkg, cls = component.split("/")
+    validate_package(pkg)
+    if not _CLASS.match(cls):
+        raise InvalidArgument(f"{cls!r} is not an activity class name")
+    return component
+
+
+def validate_uri(uri: object) -> str:
+    if not isinstance(uri, str) or not _SCHEME.match(uri):
+        raise InvalidArgument(
+            f"{uri!r} is not a URI with a scheme",
+            hint="pass e.g. 'https://example.com', 'tel:5551234', 'geo:0,0?q=cafe'",
+        )
+    bad = sorted({c for c in uri if c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F})
+    if bad:
+        raise InvalidArgument(
+            f"URI contains whitespace or control characters: {bad!r}",
+            hint="percent-encode them (a space is %20)",
+        )
+    return uri
+
+
+def validate_action(action: object) -> str:
+    if not isinstance(action, str) or not _ACTION.match(action):
+        raise InvalidArgument(f"{action!r} is not an intent action like 'android.intent.action.VIEW'")
+    return action
+
+
+# ---------------------------------------------------------------------------------------
+# typing
+# ---------------------------------------------------------------------------------------
+
+#: Characters ``input text`` can type (the virtual keyboard map): printable ASCII.
+TYPABLE = frozenset(chr(c) for c in range(0x20, 0x7F))
+#: Characters typed as keys instead of text.
+KEY_CHARS = {" ": KEYCODES["SPACE"], "\n": KEYCODES["ENTER"], "\t": KEYCODES["TAB"]}
+
+
+def untypable(text: str) -> list[str]:
+    """The characters of ``text`` that ``input text`` cannot produce (in order, unique)."""
+    return list(dict.fromkeys(c for c in text if c not in TYPABLE and c not in KEY_CHARS))
+
+
+def _text_pieces(word: str) -> list[str]:
+    """Split a word so no piece contains ``%`` directly followed by ``s``.
+
+    ``input text`` turns every ``%s`` into a space; typing ``%`` and ``s…`` in two
+    commands is the only way to produce a literal ``%s``.
+    """
+    pieces, start = [], 0
+    for i in range(len(word) - 1):
+        if word[i] == "%" and word[i + 1] == "s":
+            pieces.append(word[start : i + 1])
+            start = i + 1
+    pieces.append(word[start:])
+    return [p for p in pieces if p]
+
+
+def typing_plan(text: str) -> list[list[str]]:
+    """The ``input`` commands (argv lists) that make a field hold exactly ``text``.
+
+    Words go through ``input text``; spaces, newlines and tabs become key events
+    (consecutive ones share one ``input keyevent``). Raises :class:`UnsupportedText`
+    naming every character that cannot be typed — before anything is sent.
+    """
+    if not isinstance(text, str):
+        raise InvalidArgument(f"text must be a string, not {type(text).__name__}")
+    bad = untypable(text)
+    if bad:
+        raise UnsupportedText(bad)
+    plan: list[list[str]] = []
+    word: list[str] = []
+    keys: list[str] = []
+
+    def flush_word() -> None:
+        if word:
+            plan.extend(["input", "text", p] for p in _text_pieces("".join(word)))
+            word.clear()
+
+    def flush_keys() -> None:
+        if keys:
+            plan.append(["input", "keyevent", *keys])
+            keys.clear()
+
+    for ch in text:
+        if ch in KEY_CHARS:
+            flush_word()
+            keys.append(str(KEY_CHARS[ch]))
+        else:
+            flush_keys()
+            word.append(ch)
+    flush_word()
+    flush_keys()
+    return plan
+
+
+def batches(commands: Iterable[Sequence[str]], limit: int = MAX_COMMAND) -> list[str]:
+    """Join argv lists with ``&&`` into as few command lines as fit in ``limit``."""
+    out: list[str] = []
+    cur = ""
+    for argv in commands:
+        line = command_line(argv)
+        if cur and len(cur) + 4 + len(line) > limit:
+            out.append(cur)
+            cur = ""
+        cur = f"{cur} && {line}" if cur else line
+    if cur:
+        out.append(cur)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# the device
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The focused window as ``dumpsys window`` reports it."""
+
+    package: str
+    activity: str
+
+
+class Device:
+    """Shell verbs on one device. Thread-safe as far as its transport is."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self._props: dict[str, str] | None = None
+
+    @property
+    def serial(self) -> str:
+        return self.transport.serial
+
+    # -- running things ---------------------------------------------------------------
+    def run(self, argv: Sequence[str], *, timeout: float | None = None, check: bool = True) -> ShellResult:
+        """Run one command (argv, quoted here) and return its result."""
+        r = self.transport.shell(command_line(argv), timeout=timeout)
+        return r.check() if check else r
+
+    def run_all(self, commands: Iterable[Sequence[str]], *, timeout: float | None = None) -> None:
+        """Run commands in order, ``&&``-chained into as few round trips as fit."""
+        for line in batches(commands):
+            self.transport.shell(line, timeout=timeout).check()
+
+    # -- properties -------------------------------------------------------------------
+    def props(self, *, refresh: bool = False) -> dict[str, str]:
+        """All system properties (``getprop``), cached."""
+        if self._props is None or refresh:
+            text = self.run(["getprop"]).text
+            props = {}
+            for m in re.finditer(r"^\[([^\]]*)\]: \[(.*)\]$", text, re.M):
+                props[m.group(1)] = m.group(2)
+            self._props = props
+        return self._props
+
+    def getprop(self, key: str) -> str:
+        return self.props().get(key, "")
+
+    @property
+    def api_level(self) -> int:
+        try:
+            return int(self.getprop("ro.build.version.sdk") or 0)
+        except ValueError:
+            return 0
+
+    def screen_size(self) -> tuple[int, int]:
+        """(width, height) in pixels as ``wm size`` reports (override wins)."""
+        text = self.run(["wm", "size"]).text
+        sizes = re.findall(r"(Physical|Override) size: (\d+)x(\d+)", text)
+        if not sizes:
+            raise CommandFailed(f"unexpected `wm size` output: {text.strip()!r}")
+        chosen = dict((k, (int(w), int(h))) for k, w, h in sizes)
+        return chosen.get("Override") or chosen["Physical"]
+
+    def density(self) -> int:
+        text = self.run(["wm", "density"]).text
+        found = re.findall(r"(Physical|Override) density: (\d+)", text)
+        chosen = {k: int(v) for k, v in found}
+        return chosen.get("Override") or chosen.get("Physical") or 0
+
+    def focus(self) -> Focus | None:
+        """The focused app window (``dumpsys window`` → ``mCurrentFocus``)."""
+        text = self.run(["dumpsys", "window", "windows"], check=False).text
+        m = re.search(r"mCurrentFocus=Window\{\S+ \S+ ([^/\s}]+)/([^\s}]+)\}", text)
+        if not m:
+            m2 = re.search(r"mCurrentFocus=Window\{\S+ \S+ ([^\s}]+)\}", text)
+            return Focus(m2.group(1), "") if m2 else None
+        pkg, act = m.group(1), m.group(2)
+        if act.startswith("."):
+            act = pkg + act
+        return Focus(pkg, act)
+
+    def packages(self, *, third_party: bool = False) -> list[str]:
+        argv = ["pm", "list", "packages"] + (["-3"] if third_party else [])
+        text = self.run(argv).text
+        return sorted(line[8:].strip() for line in text.splitlines() if line.startswith("package:"))
+
+    # -- the hierarchy ----------------------------------------------------------------
+    def dump_stream(self, *, timeout: float = DUMP_TIMEOUT, path: str = DUMP_PATH) -> Iterator[bytes]:
+        """Dump the UI hierarchy and yield the XML bytes as they arrive.
+
+        One ``exec:`` round trip: ``rm -f P; uiautomator dump P; cat P; rm -f P``. What
+        uiautomator prints before the XML is checked for its known failures
+        (:class:`~baremobile.errors.DeviceNotIdle`, :class:`NullRootNode`,
+        :class:`AutomationBusy`, other :class:`DumpFailed`).
+        """
+        p = quote(path)
+        cmd = f"rm -f {p}; uiautomator dump {p}; cat {p}; rm -f {p}"
+        stream = self.transport.stream(cmd, timeout=timeout)
+        with contextlib.closing(stream):  # type: ignore[type-var]
+            head = bytearray()
+            for chunk in stream:
+                if head is None:
+                    yield chunk
+                    continue
+                head += chunk
+                m = _XML_START.search(head)
+                if m is None:
+                    if len(head) > 1 << 20:
+                        raise DumpFailed("uiautomator printed 1 MiB without any XML",
+                                         device_output=head[:500].decode("utf-8", "replace"))
+                    continue
+                prefix = head[: m.start()].decode("utf-8", "replace")
+                err = dump_error(prefix)
+                if err is not None:
+                    raise err
+                rest = bytes(head[m.start():])
+                head = None  # type: ignore[assignment]
+                yield rest
+            if head is not None:
+                said = head.decode("utf-8", "replace")
+                raise dump_error(said) or DumpFailed(
+                    "uiautomator dump produced no hierarchy", device_output=said.strip()
+                )
+
+    def screencap(self, *, timeout: float | None = None) -> bytes:
+        """A PNG of the screen (``exec:`` — binary-safe — with stderr discarded)."""
+        data = self.transport.exec_out("screencap -p 2>/dev/null", timeout=timeout)
+        if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+            said = data[:300].decode("utf-8", "replace").strip()
+            raise CommandFailed(f"screencap did not return a PNG: {said or 'no output'}", output=said)
+        return data
+
+    # -- input ------------------------------------------------------------------------
+    def tap(self, x: int, y: int) -> None:
+        self.run(["input", "tap", str(x), str(y)])
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
+        self.run(["input", "swipe", str(x1), str(y1), str(x2), str(y2), str(duration_ms)])
+
+    def keyevent(self, *codes: int, longpress: bool = False) -> None:
+        argv = ["input", "keyevent"] + (["--longpress"] if longpress else [])
+        self.run(argv + [str(c) for c in codes])
+
+    def keycombination(self, *codes: int) -> None:
+        self.run(["input", "keycombination", *(str(c) for c in codes)])
+
+    # -- apps -------------------------------------------------------------------------
+    def launch(self, package: str) -> None:
+        """Start ``package``'s launcher activity (``monkey -p PKG -c LAUNCHER 1``)."""
+        validate_package(package)
+        r = self.run(
+            ["monkey", "-p", package, "-c", "android.intent.category.LAUNCHER", "1"], check=False
+        )
+        said = (r.stdout + r.stderr).decode("utf-8", "replace")
+        if "No activities found" in said or "monkey aborted" in said or r.exit_code != 0:
+            raise InvalidArgument(
+                f"{package} has no launchable activity on {self.serial} (is it installed?)",
+                hint="check the package name with page.apps()",
+            )
+
+    def start_activity(
+        self,
+        *,
+        action: str | None = None,
+        data: str | None = None,
+        component: str | None = None,
+        package: str | None = None,
+        categories: Sequence[str] = (),
+        extras: Mapping[str, object] | None = None,
+        flags: int | None = None,
+        wait: bool = False,
+    ) -> str:
+        """``am start`` with validated arguments; returns am's output."""
+        argv = ["am", "start"]
+        if wait:
+            argv.append("-W")
+        if action is not None:
+            argv += ["-a", validate_action(action)]
+        if data is not None:
+            argv += ["-d", validate_uri(data)]
+        for c in categories:
+            argv += ["-c", validate_action(c)]
+        if component is not None:
+            argv += ["-n", validate_component(component)]
+        if flags is not None:
+            argv += ["-f", str(number("flags", flags, minimum=0, maximum=0xFFFFFFFF))]
+        for key, value in (extras or {}).items():
+            argv += _extra(key, value)
+        if package is not None:
+            argv.append(validate_package(package))
+        if len(argv) == 2:
+            raise InvalidArgument("an intent needs an action, data, component or package")
+        r = self.run(argv, check=False)
+        said = (r.stdout + r.stderr).decode("utf-8", "replace")
+        if r.exit_code != 0 or "Error:" in said:
+            line = next((x for x in said.splitlines() if "Error" in x), said.strip())
+            raise CommandFailed(f"am start failed: {line}", command=command_line(argv),
+                                exit_code=r.exit_code, output=said)
+        return said
+
+    def force_stop(self, package: str) -> None:
+        self.run(["am", "force-stop", validate_package(package)])
+
+    def clear_data(self, package: str) -> None:
+        self.run(["pm", "clear", validate_package(package)])
+
+    def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
+        argv = ["logcat", "-d", "-t", str(number("lines", lines, minimum=1, maximum=100_000))]
+        if tag is not None:
+            if not _EXTRA_KEY.match(tag):
+                raise InvalidArgument(f"{tag!r} is not a log tag")
+            argv += ["-s", tag]
+        return self.run(argv).text
+
+
+def _extra(key: str, value: object) -> list[str]:
+    if not isinstance(key, str) or not _EXTRA_KEY.match(key):
+        raise InvalidArgument(f"{key!r} is not a valid intent extra name")
+    if isinstance(value, bool):
+        return ["--ez", key, "true" if value else "false"]
+    if isinstance(value, int):
+        return ["--el" if abs(value) > 2**31 - 1 else "--ei", key, str(value)]
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidArgument(f"extra {key!r} must be finite, not {value!r}")
+        return ["--ef", key, repr(value)]
+    if isinstance(value, str):
+        if "\0" in value:
+            raise InvalidArgument(f"extra {key!r} contains a NUL character")
+        return ["--es", key, value]
+    raise InvalidArgument(f"extra {key!r} must be str, int, float or bool, not {type(value).__name__}")
+

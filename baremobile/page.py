@@ -1,0 +1,534 @@
+"""``Page``: one device, its last snapshot's refs, and every agent verb.
+
+>>> from baremobile import connect
+>>> with connect("virtual") as page:                     # doctest: +SKIP
+...     page.launch("com.android.settings")
+...     print(page.snapshot())
+...     page.tap(page.find(text="Network & internet")[0])
+
+Verbs act on refs of the **last** snapshot (``[ref=N]``); refs reset on every snapshot.
+Wherever a ref is accepted, a selector works too: ``page.tap({"text": "OK"})`` or
+``page.tap(Selector(desc_contains="send"))``.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Union
+
+from baremobile.device import Device, Focus, number, typing_plan, validate_package, validate_uri
+from baremobile.errors import (
+    CommandTimeout,
+    InvalidArgument,
+    RefNotFound,
+)
+from baremobile.keycodes import KEYCODES, keycode
+from baremobile.snapshot import RefNode, Snapshot, StreamPruner
+from baremobile.snapshot.tree import Node
+from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
+
+__all__ = ["Page", "Selector", "Screenshot", "connect", "snapshot", "Target"]
+
+
+# ---------------------------------------------------------------------------------------
+# selectors
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Find elements by what they show. Every given field must match.
+
+    ``text``/``desc`` are exact; ``text_contains``/``desc_contains`` are case-insensitive
+    substrings; ``id`` is a resource id (full ``pkg:id/name`` or just ``name``); ``role``
+    is a snapshot role (``Button``, ``TextInput`` …); ``index`` picks among several matches.
+    """
+
+    text: str | None = None
+    text_contains: str | None = None
+    desc: str | None = None
+    desc_contains: str | None = None
+    id: str | None = None
+    role: str | None = None
+    index: int = 0
+
+    @classmethod
+    def of(cls, value: Selector | Mapping[str, Any]) -> Selector:
+        if isinstance(value, Selector):
+            return value
+        names = {f.name for f in fields(cls)}
+        unknown = set(value) - names - {"resource_id"}
+        if unknown:
+            raise InvalidArgument(
+                f"unknown selector field(s): {', '.join(sorted(unknown))}",
+                hint=f"use {', '.join(sorted(names))}",
+            )
+        data = dict(value)
+        if "resource_id" in data:
+            data["id"] = data.pop("resource_id")
+        sel = cls(**data)
+        for f in ("text", "text_contains", "desc", "desc_contains", "id", "role"):
+            v = getattr(sel, f)
+            if v is not None and not isinstance(v, str):
+                raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
+        if isinstance(sel.index, bool) or not isinstance(sel.index, int) or sel.index < 0:
+            raise InvalidArgument(f"selector index must be a non-negative integer, not {sel.index!r}")
+        if all(getattr(sel, f) is None for f in ("text", "text_contains", "desc", "desc_contains", "id", "role")):
+            raise InvalidArgument("a selector needs at least one of text, text_contains, desc, "
+                                  "desc_contains, id, role")
+        return sel
+
+    def matches(self, snap: Snapshot) -> list[Node]:
+        found = snap.find(
+            text=self.text,
+            text_contains=self.text_contains,
+            desc=self.desc,
+            desc_contains=self.desc_contains,
+            resource_id=self.id,
+            role=self.role,
+        )
+        # prefer actionable matches (a ref) over plain labels, keeping line order
+        return [n for n in found if n.ref is not None] + [n for n in found if n.ref is None]
+
+    def __str__(self) -> str:
+        parts = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                 if getattr(self, f.name) is not None and not (f.name == "index" and self.index == 0)]
+        return "{" + ", ".join(parts) + "}"
+
+
+#: A ref from the last snapshot, or a selector (object or mapping).
+Target = Union[int, Selector, Mapping[str, Any]]
+
+
+# ---------------------------------------------------------------------------------------
+# screenshots
+# ---------------------------------------------------------------------------------------
+
+
+class Screenshot:
+    """A PNG of the screen: ``.png`` bytes, ``.width``, ``.height``, ``.save()``; shows in Jupyter."""
+
+    __slots__ = ("png", "width", "height")
+
+    def __init__(self, png: bytes) -> None:
+        if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+            raise InvalidArgument("not a PNG image")
+        self.png = png
+        self.width, self.height = struct.unpack(">II", png[16:24])
+
+    def save(self, path: str | Path) -> Path:
+        p = Path(path)
+        p.write_bytes(self.png)
+        return p
+
+    def _repr_png_(self) -> bytes:
+        return self.png
+
+    def __bytes__(self) -> bytes:
+        return self.png
+
+    def __len__(self) -> int:
+        return len(self.png)
+
+    def __repr__(self) -> str:
+        return f"<Screenshot {self.width}x{self.height} PNG, {len(self.png)} bytes>"
+
+
+# ---------------------------------------------------------------------------------------
+# the page
+# ---------------------------------------------------------------------------------------
+
+_DIRECTIONS = ("up", "down", "left", "right")
+
+
+class Page:
+    """An Android device as an agent sees it. Create it with :func:`connect`.
+
+    Thread-safe: calls are serialised per page. Use as a context manager, or call
+    :meth:`close`.
+    """
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.device = Device(transport)
+        self._last: Snapshot | None = None
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # -- lifecycle ----------------------------------------------------------------------
+    @property
+    def serial(self) -> str:
+        """The device's serial (``emulator-5554``, ``192.168.1.7:5555`` …)."""
+        return self.transport.serial
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The snapshot refs currently refer to (None before the first)."""
+        return self._last
+
+    def close(self) -> None:
+        """Release the connection (and stop the embedded virtual phone, if any)."""
+        if not self._closed:
+            self._closed = True
+            self.transport.shutdown()
+
+    def __enter__(self) -> Page:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Page {self.serial} via {self.transport.kind}>"
+
+    # -- observing ----------------------------------------------------------------------
+    def snapshot(
+        self,
+        *,
+        stable: bool = False,
+        timeout: float = DUMP_TIMEOUT,
+        max_chars: int | None = None,
+        max_depth: int | None = None,
+        max_nodes: int | None = None,
+    ) -> Snapshot:
+        """Dump the screen and return the pruned :class:`Snapshot`; refs reset to it.
+
+        The dump is streamed into the pruner as it arrives. With ``stable=True`` dumps are
+        repeated until two in a row are identical (animations settled) or ``timeout``
+        passes (then the last one is returned).
+        """
+        limits = {k: v for k, v in (("max_chars", max_chars), ("max_depth", max_depth),
+                                     ("max_nodes", max_nodes)) if v is not None}
+        with self._lock:
+            deadline = time.monotonic() + timeout
+            snap = self._dump(limits, timeout)
+            if stable:
+                while time.monotonic() < deadline:
+                    again = self._dump(limits, max(1.0, deadline - time.monotonic()))
+                    if again.text == snap.text:
+                        snap = again
+                        break
+                    snap = again
+            self._last = snap
+            return snap
+
+    def _dump(self, limits: dict[str, int], timeout: float) -> Snapshot:
+        pruner = StreamPruner(**limits)
+        for chunk in self.device.dump_stream(timeout=timeout):
+            pruner.feed(chunk)
+        return pruner.close()
+
+    def find(self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any) -> list[Node]:
+        """Elements of the last snapshot (taken now if there is none) matching a selector."""
+        sel = Selector.of(selector if selector is not None else fields_)
+        with self._lock:
+            snap = self._last or self.snapshot()
+            return sel.matches(snap)
+
+    # -- resolving targets --------------------------------------------------------------
+    def _ref(self, ref: int) -> RefNode:
+        if self._last is None:
+            raise RefNotFound(f"ref {ref}: there is no snapshot yet",
+                              hint="call page.snapshot() and use a ref from it")
+        try:
+            return self._last.refs[ref]
+        except KeyError:
+            n = len(self._last.refs)
+            raise RefNotFound(
+                f"ref {ref} is not in the last snapshot (it has refs 1–{n})" if n
+                else f"ref {ref} is not in the last snapshot (it has no refs)"
+            ) from None
+
+    def _target(self, target: Target) -> tuple[tuple[int, int], tuple[int, int, int, int], RefNode | None]:
+        """(tap point, bounds, RefNode or None) for a ref or a selector."""
+        if isinstance(target, bool):
+            raise InvalidArgument(f"a ref is a number from the snapshot, not {target!r}")
+        if isinstance(target, int):
+            node = self._ref(target)
+            return node.center, node.bounds, node
+        if isinstance(target, str) and target.strip().isdigit():
+            return self._target(int(target))
+        if isinstance(target, (Selector, Mapping)):
+            sel = Selector.of(target)
+            for attempt in range(2):
+                snap = self._last if (attempt == 0 and self._last is not None) else self.snapshot()
+                found = sel.matches(snap)
+                if len(found) > sel.index:
+                    n = found[sel.index]
+                    if n.ref is not None:
+                        ref = snap.refs[n.ref]
+                        return ref.center, ref.bounds, ref
+                    vis = n.vis or (0, 0, 0, 0)
+                    return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
+                if attempt == 0 and self._last is None:
+                    break
+            raise RefNotFound(f"nothing on screen matches {sel}",
+                              hint="take a snapshot and check the element's text, desc or id")
+        raise InvalidArgument(f"target must be a ref (int) or a selector, not {type(target).__name__}")
+
+    # -- acting -------------------------------------------------------------------------
+    def tap(self, target: Target) -> None:
+        """Tap the element (its visible center)."""
+        with self._lock:
+            (x, y), _, _ = self._target(target)
+            self.device.tap(x, y)
+
+    def long_press(self, target: Target, ms: int = 1000) -> None:
+        """Press and hold (a zero-distance swipe of ``ms`` milliseconds)."""
+        ms = number("ms", ms, minimum=1, maximum=60_000)
+        with self._lock:
+            (x, y), _, _ = self._target(target)
+            self.device.swipe(x, y, x, y, ms)
+
+    def tap_xy(self, x: float, y: float) -> None:
+        """Tap screen coordinates."""
+        xi = number("x", x, minimum=0, maximum=100_000)
+        yi = number("y", y, minimum=0, maximum=100_000)
+        with self._lock:
+            self.device.tap(xi, yi)
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, ms: int = 300) -> None:
+        """Swipe between two screen points over ``ms`` milliseconds."""
+        pts = [number(n, v, minimum=0, maximum=100_000)
+               for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2))]
+        d = number("ms", ms, minimum=1, maximum=60_000)
+        with self._lock:
+            self.device.swipe(*pts, d)
+
+    def scroll(self, target: Target | None, direction: str = "down", amount: float = 0.6,
+               ms: int = 400) -> None:
+        """Scroll inside an element (or the screen when ``target`` is None).
+
+        ``direction`` is where the content should go: ``"down"`` reveals what is below.
+        ``amount`` is the fraction of the element's height (or width) to move (0–1].
+        """
+        if direction not in _DIRECTIONS:
+            raise InvalidArgument(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}")
+        if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 < amount <= 1:
+            raise InvalidArgument(f"amount must be a fraction in (0, 1], not {amount!r}")
+        d = number("ms", ms, minimum=1, maximum=10_000)
+        with self._lock:
+            if target is None:
+                snap = self._last or self.snapshot()
+                w, h = snap.width or 1080, snap.height or 1920
+                x1, y1, x2, y2 = int(w * 0.1), int(h * 0.2), int(w * 0.9), int(h * 0.8)
+            else:
+                _, (x1, y1, x2, y2), _ = self._target(target)
+            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+            half_w = max(1, int((x2 - x1) * amount / 2))
+            half_h = max(1, int((y2 - y1) * amount / 2))
+            if direction == "down":
+                start, end = (cx, cy + half_h), (cx, cy - half_h)
+            elif direction == "up":
+                start, end = (cx, cy - half_h), (cx, cy + half_h)
+            elif direction == "right":
+                start, end = (cx + half_w, cy), (cx - half_w, cy)
+            else:
+                start, end = (cx - half_w, cy), (cx + half_w, cy)
+            self.device.swipe(*start, *end, d)
+
+    def type(self, target: Target, text: str, *, clear: bool = False, submit: bool = False) -> None:
+        """Type ``text`` into a field so that it holds exactly that text.
+
+        Taps the field first unless it is focused; ``clear=True`` empties it first (any
+        length); ``submit=True`` presses Enter afterwards. Raises
+        :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
+        anything is typed if ``input text`` cannot type some of it.
+        """
+        plan = typing_plan(text)  # validates before anything happens
+        with self._lock:
+            (x, y), _, node = self._target(target)
+            commands: list[list[str]] = []
+            if node is None or not node.focused:
+                commands.append(["input", "tap", str(x), str(y)])
+            if clear:
+                commands.extend(self._clear_commands(node))
+            commands.extend(plan)
+            if submit:
+                commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
+            self.device.run_all(commands)
+
+    def _clear_commands(self, node: RefNode | None) -> list[list[str]]:
+        if self.device.api_level >= 33:  # select all, then delete: any length
+            return [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
+                    ["input", "keyevent", str(KEYCODES["DEL"])]]
+        # older Android: go to the end and delete backwards, at least what the dump showed
+        n = max(len(node.text) if node is not None else 0, 1) + 8
+        dels = [str(KEYCODES["DEL"])] * n
+        return [["input", "keyevent", str(KEYCODES["MOVE_END"])], ["input", "keyevent", *dels]]
+
+    def press(self, key: str | int) -> None:
+        """Press a key: a name (``back``, ``home``, ``enter``, ``KEYCODE_MEDIA_PLAY``) or a code."""
+        code = keycode(key)
+        with self._lock:
+            self.device.keyevent(code)
+
+    def back(self) -> None:
+        self.press("back")
+
+    def home(self) -> None:
+        self.press("home")
+
+    def recents(self) -> None:
+        self.press("app_switch")
+
+    def launch(self, package: str) -> None:
+        """Start an app by package name (its launcher activity)."""
+        validate_package(package)
+        with self._lock:
+            self.device.launch(package)
+
+    def open_url(self, uri: str) -> None:
+        """Open a URI with the app that handles it (ACTION_VIEW)."""
+        validate_uri(uri)
+        with self._lock:
+            self.device.start_activity(action="android.intent.action.VIEW", data=uri)
+
+    def intent(
+        self,
+        action: str | None = None,
+        data: str | None = None,
+        extras: Mapping[str, object] | None = None,
+        component: str | None = None,
+        *,
+        categories: Sequence[str] = (),
+        package: str | None = None,
+        flags: int | None = None,
+    ) -> str:
+        """Start an activity with an explicit intent (``am start``); returns am's output."""
+        with self._lock:
+            return self.device.start_activity(action=action, data=data, extras=extras,
+                                              component=component, categories=categories,
+                                              package=package, flags=flags)
+
+    def screenshot(self) -> Screenshot:
+        """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""
+        with self._lock:
+            return Screenshot(self.device.screencap())
+
+    # -- waiting ------------------------------------------------------------------------
+    def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5) -> Snapshot:
+        """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot."""
+        if not isinstance(text, str) or not text:
+            raise InvalidArgument("wait_for_text needs a non-empty string")
+        needle = text.casefold()
+        return self._poll(lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval)
+
+    def wait_for(self, selector: Selector | Mapping[str, Any], *, timeout: float = 10.0,
+                 interval: float = 0.5) -> Node:
+        """Snapshot until an element matches; return it."""
+        sel = Selector.of(selector)
+        snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout, interval)
+        return sel.matches(snap)[sel.index]
+
+    def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
+        """Snapshot until two consecutive dumps are identical."""
+        return self.snapshot(stable=True, timeout=timeout)
+
+    def _poll(self, ok: Any, what: str, timeout: float, interval: float) -> Snapshot:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+            raise InvalidArgument(f"timeout must be a non-negative number of seconds, not {timeout!r}")
+        deadline = time.monotonic() + timeout
+        while True:
+            snap = self.snapshot()
+            if ok(snap):
+                return snap
+            if time.monotonic() + interval > deadline:
+                raise CommandTimeout(f"{what} did not appear within {timeout:g} s",
+                                     hint="check the last snapshot (page.last_snapshot); "
+                                     "the screen may need scrolling or a different selector")
+            time.sleep(interval)
+
+    def scroll_until(self, selector: Selector | Mapping[str, Any], target: Target | None = None,
+                     *, direction: str = "down", max_scrolls: int = 10) -> Node:
+        """Scroll ``target`` (or the screen) until an element matches; return it."""
+        sel = Selector.of(selector)
+        limit = number("max_scrolls", max_scrolls, minimum=0, maximum=200)
+        with self._lock:
+            snap = self.snapshot()
+            for _ in range(limit + 1):
+                found = sel.matches(snap)
+                if len(found) > sel.index:
+                    return found[sel.index]
+                before = snap.text
+                self.scroll(target, direction)
+                snap = self.snapshot()
+                if snap.text == before:  # reached the end
+                    break
+            raise RefNotFound(f"nothing matching {sel} after scrolling {direction}",
+                              hint="the element may be elsewhere: try the other direction")
+
+    # -- the device ---------------------------------------------------------------------
+    def device_info(self) -> dict[str, Any]:
+        """Model, Android version, API level, screen size and density, foreground app."""
+        with self._lock:
+            props = self.device.props()
+            w, h = self.device.screen_size()
+            focus = self.device.focus()
+            return {
+                "serial": self.serial,
+                "transport": self.transport.kind,
+                "manufacturer": props.get("ro.product.manufacturer", ""),
+                "model": props.get("ro.product.model", ""),
+                "android": props.get("ro.build.version.release", ""),
+                "api_level": self.device.api_level,
+                "screen": {"width": w, "height": h, "density": self.device.density()},
+                "foreground": {"package": focus.package, "activity": focus.activity} if focus else None,
+            }
+
+    def foreground(self) -> Focus | None:
+        """The focused app (package, activity)."""
+        with self._lock:
+            return self.device.focus()
+
+    def apps(self, *, third_party: bool = False) -> list[str]:
+        """Installed package names (``third_party=True``: only user-installed apps)."""
+        with self._lock:
+            return self.device.packages(third_party=third_party)
+
+    def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
+        with self._lock:
+            return self.device.logcat(lines=lines, tag=tag)
+
+    def push(self, data: bytes | str | Path, device_path: str) -> None:
+        """Copy bytes or a local file to the device."""
+        payload = Path(data).read_bytes() if isinstance(data, (str, Path)) else bytes(data)
+        with self._lock:
+            self.transport.push(payload, device_path)
+
+    def pull(self, device_path: str) -> bytes:
+        with self._lock:
+            return self.transport.pull(device_path)
+
+    def shell(self, command: str, *, timeout: float | None = None) -> str:
+        """Run a raw shell command and return its stdout (raises on a non-zero exit).
+
+        An escape hatch: the command line is passed to the device's shell as written.
+        """
+        with self._lock:
+            return self.transport.shell(command, timeout=timeout).check().text
+
+
+def connect(device: str | None = None, **options: Any) -> Page:
+    """Connect to an Android device and return its :class:`Page`.
+
+    ``device``: ``None``/``"auto"``, ``"host:port"``, ``"usb"``/``"usb:SERIAL"``, a serial
+    known to a running adb server, or ``"virtual"`` (the built-in virtual phone). Options:
+    ``timeout``, ``auth_timeout``, ``on_auth_prompt``, ``key_path``, ``connect_timeout``,
+    and for ``"virtual"`` ``scenario`` / ``api_level``.
+    """
+    return Page(open_transport(device, **options))
+
+
+def snapshot(device: str | None = None, **options: Any) -> Snapshot:
+    """One-shot: connect, snapshot, close."""
+    with connect(device, **options) as page:
+        return page.snapshot()
+
