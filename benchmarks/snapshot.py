@@ -74,7 +74,7 @@ def dom_pipeline(data: bytes) -> Snapshot:
     w, h = _screen_size(st.windows)
     return Snapshot(
         rendered.text,
-        RefMap(st.refs),
+        RefMap(dict(sorted(st.refs.items()))),
         tree,
         width=w,
         height=h,

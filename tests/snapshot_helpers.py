@@ -208,3 +208,69 @@ def recall(xml: bytes, text: str, centers: dict[int, tuple[int, int]]) -> Recall
         if not ok:
             missed.append(node)
     return Recall(len(nodes), len(nodes) - len(missed), missed)
+
+
+# --- building small dumps for unit tests --------------------------------------------------
+
+
+def esc_attr(value: str) -> str:
+    """Escape ``value`` for a double-quoted XML attribute (newlines as char refs, as Android)."""
+    return (
+        value.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\n", "&#10;")
+        .replace("\r", "&#13;")
+        .replace("\t", "&#9;")
+    )
+
+
+_FLAGS = (
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+)
+
+
+def node(
+    cls: str = "android.widget.FrameLayout",
+    bounds: tuple[int, int, int, int] = (0, 0, 1080, 2400),
+    *children: str,
+    text: str = "",
+    desc: str = "",
+    rid: str = "",
+    package: str = "com.example",
+    extra: dict[str, str] | None = None,
+    **flags: bool,
+) -> str:
+    """One ``<node>`` element with the 17 standard attributes, uiautomator-style."""
+    values = {f: "false" for f in _FLAGS}
+    values["enabled"] = "true"
+    for k, v in flags.items():
+        values[k.replace("_", "-")] = "true" if v else "false"
+    x1, y1, x2, y2 = bounds
+    attrs = (
+        f'index="0" text="{esc_attr(text)}" resource-id="{esc_attr(rid)}" class="{cls}" '
+        f'package="{package}" content-desc="{esc_attr(desc)}" '
+        + " ".join(f'{f}="{values[f]}"' for f in _FLAGS)
+        + f' bounds="[{x1},{y1}][{x2},{y2}]"'
+    )
+    if extra:
+        attrs += "".join(f' {k}="{esc_attr(v)}"' for k, v in extra.items())
+    if children:
+        return f"<node {attrs}>{''.join(children)}</node>"
+    return f"<node {attrs} />"
+
+
+def dump(*tops: str, rotation: int = 0, decl: bool = True) -> bytes:
+    """A whole dump around top-level window nodes."""
+    head = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" if decl else ""
+    return f'{head}<hierarchy rotation="{rotation}">{"".join(tops)}</hierarchy>'.encode()

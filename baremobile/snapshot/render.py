@@ -108,10 +108,6 @@ def _count(nodes: list[Node], refs: list[int]) -> int:
     return n
 
 
-# Room kept free for the truncation note when max_chars is set.
-_NOTE_RESERVE = 72
-
-
 def render_report(
     tree: Node | list[Node],
     *,
@@ -133,7 +129,7 @@ def render_report(
     lines: list[str] = []
     shown: list[Node] = []
     size = -1  # running len("\n".join(lines))
-    budget = None if max_chars is None else max_chars - _NOTE_RESERVE
+    budget = max_chars
     cut_refs: list[int] = []
     cut_nodes = 0
     reason: str | None = None
@@ -167,7 +163,7 @@ def render_report(
         note = trunc.note()
         if max_chars is None or not lines or size + 1 + len(note) <= max_chars:
             break
-        # The reserve is usually enough; drop more lines when a long note does not fit.
+        # make room for the note: the last lines shown go too (and are reported)
         size -= 1 + len(lines.pop())
         dropped = shown.pop()
         cut_nodes += 1

@@ -272,7 +272,7 @@ class StreamPruner:
         width, height = _screen_size(st.windows)
         return Snapshot(
             rendered.text,
-            RefMap(st.refs),
+            RefMap(dict(sorted(st.refs.items()))),
             tree,
             width=width,
             height=height,

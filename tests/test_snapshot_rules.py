@@ -1,0 +1,275 @@
+"""The pruning rules, one small hand-built dump at a time."""
+
+from __future__ import annotations
+
+from baremobile.snapshot import from_xml, role_for_class
+from tests.snapshot_helpers import dump, node
+
+TV = "android.widget.TextView"
+FL = "android.widget.FrameLayout"
+LL = "android.widget.LinearLayout"
+BTN = "android.widget.Button"
+IMG = "android.widget.ImageView"
+EDIT = "android.widget.EditText"
+VIEW = "android.view.View"
+SCREEN = (0, 0, 1080, 2400)
+
+
+def snap_text(*tops: str) -> str:
+    return from_xml(dump(*tops)).text
+
+
+def test_single_child_wrappers_collapse():
+    xml = node(FL, SCREEN, node(LL, SCREEN, node(FL, SCREEN, node(TV, (0, 0, 100, 50), text="Hi"))))
+    assert snap_text(xml) == '- Text "Hi"'
+
+
+def test_empty_leaves_are_dropped():
+    xml = node(FL, SCREEN, node(IMG, (0, 0, 10, 10)), node(TV, (0, 10, 10, 20), text="x"))
+    assert snap_text(xml) == '- Text "x"'
+
+
+def test_a_multi_child_group_stays():
+    xml = node(
+        FL,
+        SCREEN,
+        node(LL, (0, 0, 1080, 100), node(TV, (0, 0, 500, 100), text="a"), node(TV, (500, 0, 1080, 100), text="b")),
+        node(TV, (0, 200, 100, 300), text="c"),
+    )
+    assert snap_text(xml) == '- Group\n  - Group\n    - Text "a"\n    - Text "b"\n  - Text "c"'
+
+
+def test_refs_for_every_kind_of_actionable_node_in_document_order():
+    xml = node(
+        FL,
+        SCREEN,
+        node(BTN, (0, 0, 10, 10), text="click", clickable=True),
+        node(VIEW, (0, 10, 10, 20), desc="long", long_clickable=True),
+        node("android.widget.CheckBox", (0, 20, 10, 30), text="check", checkable=True),
+        node("android.widget.ScrollView", (0, 30, 10, 40), node(TV, (0, 30, 10, 35), text="in"), scrollable=True),
+        node(EDIT, (0, 40, 10, 50), text="typed"),
+        node(VIEW, (0, 50, 10, 60), password=True),
+    )
+    snap = from_xml(dump(xml))
+    assert snap.text == (
+        "- Group\n"
+        '  - Button [ref=1] "click"\n'
+        "  - View [ref=2] (long)\n"
+        '  - CheckBox [ref=3] "check"\n'
+        '  - ScrollView [ref=4] "in"\n'
+        '  - TextInput [ref=5] "typed"\n'
+        "  - View [ref=6] [password]"
+    )
+    assert sorted(snap.refs) == [1, 2, 3, 4, 5, 6]
+    assert snap.refs[4].scrollable and snap.refs[5].editable and snap.refs[6].editable
+    assert snap.refs[1].clickable and snap.refs[2].long_clickable and snap.refs[3].checkable
+
+
+def test_unlabelled_actionable_nodes_keep_their_ref():
+    xml = node(FL, SCREEN, node(VIEW, (0, 0, 100, 100), clickable=True))
+    assert snap_text(xml) == "- View [ref=1]"
+
+
+def test_zero_area_and_offscreen_nodes_get_no_ref_and_no_line():
+    xml = node(
+        FL,
+        SCREEN,
+        node(BTN, (0, 0, 0, 0), text="zero", clickable=True),
+        node(BTN, (2000, 3000, 2100, 3100), text="off", clickable=True),
+        node(BTN, (5, 5, 50, 5), text="flat", clickable=True),
+        node(BTN, (0, 0, 100, 100), text="on", clickable=True),
+    )
+    snap = from_xml(dump(xml))
+    assert snap.text == '- Button [ref=1] "on"'
+    assert list(snap.refs) == [1]
+
+
+def test_children_of_a_zero_area_node_survive():
+    xml = node(FL, SCREEN, node(LL, (0, 0, 0, 0), node(BTN, (0, 0, 100, 100), text="ok", clickable=True)))
+    assert snap_text(xml) == '- Button [ref=1] "ok"'
+
+
+def test_invisible_to_user_nodes_are_dropped():
+    xml = node(
+        FL,
+        SCREEN,
+        node(BTN, (0, 0, 100, 100), text="hidden", clickable=True, extra={"visible-to-user": "false"}),
+        node(BTN, (0, 100, 100, 200), text="shown", clickable=True, extra={"visible-to-user": "true"}),
+    )
+    assert snap_text(xml) == '- Button [ref=1] "shown"'
+
+
+def test_sibling_dedup_of_identical_label_leaves_only():
+    row = (0, 0, 1080, 100)
+    xml = node(
+        LL,
+        row,
+        node(TV, row, text="•"),
+        node(TV, row, text="a"),
+        node(TV, row, text="•"),
+        node(BTN, row, text="•", clickable=True),
+        node(BTN, row, text="•", clickable=True),
+    )
+    assert snap_text(xml) == (
+        '- Group\n  - Text "•"\n  - Text "a"\n  - Button [ref=1] "•"\n  - Button [ref=2] "•"'
+    )
+
+
+def test_label_folding_into_a_bare_ref():
+    xml = node(LL, (0, 0, 500, 100), node(IMG, (0, 0, 50, 100)), node(TV, (50, 0, 500, 100), text="Wi-Fi"), clickable=True)
+    snap = from_xml(dump(xml))
+    assert snap.text == '- Group [ref=1] "Wi-Fi"'
+    # the RefNode keeps the node's own (empty) text; the label is what the line shows
+    assert snap.refs[1].text == "" and snap.refs[1].label == "Wi-Fi"
+
+
+def test_no_folding_when_it_would_lose_something():
+    xml = node(
+        LL,
+        (0, 0, 500, 100),
+        node(TV, (0, 0, 250, 100), text="Wi-Fi"),
+        node(TV, (250, 0, 500, 100), text="On"),
+        clickable=True,
+    )
+    assert snap_text(xml) == '- Group [ref=1]\n  - Text "Wi-Fi"\n  - Text "On"'
+
+
+def test_children_repeating_the_parent_label_go():
+    xml = node(
+        VIEW,
+        (0, 0, 500, 100),
+        node(TV, (0, 0, 100, 100), text="96"),
+        node(TV, (100, 0, 500, 100), text="Posts"),
+        desc="96 Posts",
+        clickable=True,
+    )
+    assert snap_text(xml) == "- View [ref=1] (96 Posts)"
+
+
+def test_anonymous_groups_inside_a_ref_flatten():
+    xml = node(
+        LL,
+        (0, 0, 1080, 200),
+        node(LL, (0, 0, 1080, 100), node(TV, (0, 0, 500, 100), text="Title"), node(TV, (500, 0, 1080, 100), text="12:00")),
+        node(TV, (0, 100, 1080, 200), text="Body"),
+        clickable=True,
+    )
+    assert snap_text(xml) == '- Group [ref=1]\n  - Text "Title"\n  - Text "12:00"\n  - Text "Body"'
+
+
+def test_a_hidden_title_names_a_bare_tab():
+    # tabs whose title view is collapsed to [0,0][0,0] (seen in the corpus)
+    xml = node(
+        LL,
+        (0, 2200, 200, 2260),
+        node(IMG, (60, 2200, 140, 2260)),
+        node(TV, (0, 0, 0, 0), text="Home"),
+        clickable=True,
+    )
+    assert snap_text(xml) == '- Group [ref=1] "Home"'
+
+
+def test_states():
+    xml = node(
+        FL,
+        SCREEN,
+        node("android.widget.Switch", (0, 0, 10, 10), text="A", checkable=True, checked=True),
+        node(TV, (0, 10, 10, 20), text="B", selected=True),
+        node(EDIT, (0, 20, 10, 30), text="C", focused=True),
+        node(BTN, (0, 30, 10, 40), text="D", clickable=True, enabled=False),
+        node(TV, (0, 40, 10, 50), text="E", enabled=False),
+        node(VIEW, (0, 50, 10, 60), text="F", scrollable=True),
+        node("android.widget.ListView", (0, 60, 10, 70), text="G", scrollable=True),
+    )
+    assert snap_text(xml) == (
+        "- Group\n"
+        '  - Switch [ref=1] "A" [checked]\n'
+        '  - Text "B" [selected]\n'
+        '  - TextInput [ref=2] "C" [focused]\n'
+        '  - Button [ref=3] "D" [disabled]\n'
+        '  - Text "E"\n'
+        '  - View [ref=4] "F" [scrollable]\n'
+        '  - List [ref=5] "G"'
+    )
+
+
+def test_a_stateful_wrapper_repeating_its_child_state_collapses():
+    tab = node(LL, (0, 0, 100, 100), node(IMG, (0, 0, 100, 100), desc="Grid", clickable=True, selected=True), selected=True)
+    assert snap_text(tab) == "- Image [ref=1] (Grid) [selected]"
+
+
+def test_desc_omitted_when_equal_to_text():
+    xml = node(BTN, (0, 0, 10, 10), text="OK", desc="OK", clickable=True)
+    assert snap_text(xml) == '- Button [ref=1] "OK"'
+
+
+def test_hint_shown_as_desc_of_an_empty_field():
+    hint = {"hint": "Search"}
+    xml = node(
+        FL,
+        SCREEN,
+        node(EDIT, (0, 0, 10, 10), text="Search", extra=hint),  # showing its hint
+        node(EDIT, (0, 10, 10, 20), text="", extra=hint),  # empty, hint apart
+        node(EDIT, (0, 20, 10, 30), text="cats", extra=hint),  # filled
+    )
+    assert snap_text(xml) == (
+        '- Group\n  - TextInput [ref=1] (Search)\n  - TextInput [ref=2] (Search)\n'
+        '  - TextInput [ref=3] "cats"'
+    )
+
+
+def test_blank_labels_count_as_none():
+    xml = node(FL, SCREEN, node(TV, (0, 0, 10, 10), text="   "), node(TV, (0, 10, 10, 20), text=" x "))
+    assert snap_text(xml) == '- Text " x "'
+
+
+def test_every_top_level_window_is_kept():
+    status = node(FL, (0, 0, 1080, 80), node(TV, (10, 0, 100, 80), text="9:41"), package="com.android.systemui")
+    app = node(FL, SCREEN, node(BTN, (0, 500, 1080, 600), text="Go", clickable=True), package="com.app")
+    ime = node(FL, (0, 1600, 1080, 2400), node(VIEW, (0, 1600, 100, 1700), desc="q", clickable=True), package="com.google.android.inputmethod.latin")
+    snap = from_xml(dump(status, app, ime))
+    assert snap.text == '- Text "9:41"\n- Button [ref=1] "Go"\n- View [ref=2] (q)'
+    assert snap.package == "com.app"
+    assert (snap.width, snap.height) == (1080, 2400)
+
+
+def test_tap_point_is_inside_bounds_clipped_to_parent():
+    # a list row scrolled half out of its list: the tap point stays in the visible half
+    row = node(LL, (0, 900, 1080, 1300), node(TV, (0, 900, 1080, 1300), text="row"), clickable=True)
+    lst = node("androidx.recyclerview.widget.RecyclerView", (0, 200, 1080, 1000), row)
+    snap = from_xml(dump(node(FL, SCREEN, lst)))
+    ref = snap.refs[1]
+    assert ref.raw_bounds == (0, 900, 1080, 1300)
+    assert ref.bounds == (0, 900, 1080, 1000)
+    x, y = ref.center
+    assert 0 <= x < 1080 and 900 <= y < 1000
+
+
+def test_child_drawn_outside_its_parent_is_clipped_to_the_window_instead():
+    # Android views with clipChildren=false report children outside their parent
+    xml = node(FL, SCREEN, node(FL, (0, 0, 1080, 100), node(BTN, (0, 200, 500, 300), text="out", clickable=True)))
+    snap = from_xml(dump(xml))
+    assert snap.text == '- Button [ref=1] "out"'
+    assert snap.refs[1].bounds == (0, 200, 500, 300)
+
+
+def test_roles():
+    assert role_for_class("android.widget.TextView") == "Text"
+    assert role_for_class("androidx.appcompat.widget.AppCompatEditText") == "TextInput"
+    assert role_for_class("com.google.android.material.button.MaterialButton") == "Button"
+    assert role_for_class("androidx.recyclerview.widget.RecyclerView") == "List"
+    assert role_for_class("cn.futu.uikit.widget.textview.FtTextView") == "Text"
+    assert role_for_class("com.example.MyFancyEditText") == "TextInput"
+    assert role_for_class("androidx.appcompat.app.ActionBar.Tab") == "Tab"
+    assert role_for_class("android.view.NotificationHeaderView$2") == "NotificationHeaderView"
+    assert role_for_class("android.widget.SearchView$SearchAutoComplete") == "TextInput"
+    assert role_for_class("X.joV") == "View"
+    assert role_for_class("d9.k") == "View"
+    assert role_for_class("") == "View"
+    assert role_for_class("com.example.widget.StarRating") == "StarRating"
+
+
+def test_role_names_never_break_the_grammar():
+    for cls in ("a b.c d", 'x."q"', "a.(b)", "a.[c]", "a.Foo Bar"):
+        role = role_for_class(cls)
+        assert role.isidentifier(), (cls, role)
