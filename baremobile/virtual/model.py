@@ -1,0 +1,515 @@
+"""``PhoneModel``: the whole virtual phone minus the ADB protocol.
+
+The protocol layer (:mod:`baremobile.virtual.adbd`) hands every ``shell:`` / ``exec:``
+command line to :meth:`PhoneModel.spawn`, which interprets it the way Android's
+``/system/bin/sh -c <command>`` (mksh) would, over an in-memory filesystem
+(:mod:`~baremobile.virtual.fs`), a screen model (:mod:`~baremobile.virtual.screens`) and
+an event log (:mod:`~baremobile.virtual.events`).
+
+>>> from baremobile.virtual.model import FakeClock, PhoneModel
+>>> phone = PhoneModel(screens=my_screens, clock=FakeClock())      # doctest: +SKIP
+>>> proc = phone.spawn("echo hi; sleep 1; echo $?")                # doctest: +SKIP
+>>> list(proc.output()), proc.exit_code                            # doctest: +SKIP
+([(1, b'hi\\n'), (1, b'0\\n')], 0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from baremobile.virtual.events import EventLog
+from baremobile.virtual.fs import FileSystem
+
+__all__ = [
+    "Clock",
+    "RealClock",
+    "FakeClock",
+    "StdinPipe",
+    "DumpFaults",
+    "LogEntry",
+    "PhoneModel",
+    "ShellProcess",
+]
+
+
+# --------------------------------------------------------------------------------------
+# clocks
+# --------------------------------------------------------------------------------------
+
+
+class Clock(Protocol):
+    """Where the phone gets its time from (injectable so tests never sleep for real)."""
+
+    def time(self) -> float: ...
+
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> None: ...
+
+
+class RealClock:
+    """Wall-clock time; :meth:`sleep` really waits (and returns early on ``cancel``)."""
+
+    def time(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> None:
+        if seconds <= 0:
+            return
+        if cancel is None:
+            time.sleep(seconds)
+        else:
+            cancel.wait(seconds)
+
+
+class FakeClock:
+    """A clock that advances instantly when slept on: tests run at full speed.
+
+    ``sleeps`` records every requested sleep (seconds), for assertions.
+    """
+
+    def __init__(self, start: float = 1_735_689_600.0) -> None:  # 2025-01-01T00:00:00Z
+        self._lock = threading.Lock()
+        self._now = float(start)
+        self._mono = 1000.0
+        self.sleeps: list[float] = []
+
+    def time(self) -> float:
+        with self._lock:
+            return self._now
+
+    def monotonic(self) -> float:
+        with self._lock:
+            return self._mono
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward without sleeping."""
+        with self._lock:
+            self._now += seconds
+            self._mono += seconds
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> None:
+        if cancel is not None and cancel.is_set():
+            return
+        with self._lock:
+            self.sleeps.append(seconds)
+        if seconds > 0:
+            self.advance(seconds)
+
+
+# --------------------------------------------------------------------------------------
+# stdin
+# --------------------------------------------------------------------------------------
+
+
+class StdinPipe:
+    """Bytes the client sends to a process: a blocking, thread-safe pipe."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._buf = bytearray()
+        self._closed = False
+        self._aborted = False
+
+    def feed(self, data: bytes) -> None:
+        """Append bytes (ignored after :meth:`close`)."""
+        if not data:
+            return
+        with self._cond:
+            if not self._closed:
+                self._buf += data
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """End of input: readers get what is left, then ``b""``."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def abort(self) -> None:
+        """Wake every reader for good (the process was cancelled)."""
+        with self._cond:
+            self._aborted = True
+            self._closed = True
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        with self._cond:
+            return self._closed
+
+    def read(self, n: int = -1) -> bytes:
+        """Block until data or EOF; return up to ``n`` bytes (all buffered if ``n < 0``)."""
+        with self._cond:
+            while not self._buf and not self._closed:
+                self._cond.wait()
+            if self._aborted:
+                return b""
+            if n < 0 or n >= len(self._buf):
+                data = bytes(self._buf)
+                self._buf.clear()
+            else:
+                data = bytes(self._buf[:n])
+                del self._buf[:n]
+            return data
+
+
+# --------------------------------------------------------------------------------------
+# fault injection and logcat
+# --------------------------------------------------------------------------------------
+
+DUMP_ERRORS = ("idle", "null_root", "busy")
+
+
+@dataclass
+class DumpFaults:
+    """Make ``uiautomator dump`` fail or slow down, as real devices do.
+
+    Attributes:
+        error: ``None`` (dumps work), ``"idle"`` (``ERROR: could not get idle state.``),
+            ``"null_root"`` (``ERROR: null root node returned by UiTestAutomationBridge.``)
+            or ``"busy"`` (another UiAutomation client is registered: a Java stack trace
+            and ``Killed``, exit 137).
+        times: how many dumps fail before the fault clears by itself; ``-1`` = forever.
+        delay_s: how long every dump takes (via the model's clock, cancellable).
+    """
+
+    error: str | None = None
+    times: int = -1
+    delay_s: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def set(self, error: str | None, times: int = -1, delay_s: float | None = None) -> None:
+        """Arm (or, with ``error=None``, clear) the fault."""
+        if error is not None and error not in DUMP_ERRORS:
+            raise ValueError(f"unknown dump fault {error!r}; use one of {DUMP_ERRORS}")
+        with self._lock:
+            self.error = error
+            self.times = times
+            if delay_s is not None:
+                self.delay_s = delay_s
+
+    def take(self) -> str | None:
+        """The error this dump should fail with (consuming one of ``times``), or None."""
+        with self._lock:
+            if self.error is None or self.times == 0:
+                return None
+            err = self.error
+            if self.times > 0:
+                self.times -= 1
+                if self.times == 0:
+                    self.error = None
+            return err
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One logcat line that did not come from the event log."""
+
+    time: float
+    pid: int
+    tid: int
+    priority: str  # V D I W E F
+    tag: str
+    message: str
+
+
+# --------------------------------------------------------------------------------------
+# the model
+# --------------------------------------------------------------------------------------
+
+_RELEASES = {
+    23: "6.0",
+    24: "7.0",
+    25: "7.1.1",
+    26: "8.0.0",
+    27: "8.1.0",
+    28: "9",
+    29: "10",
+    30: "11",
+    31: "12",
+    32: "12",
+    33: "13",
+    34: "14",
+    35: "15",
+    36: "16",
+}
+
+_pids = itertools.count(4200)
+
+
+class PhoneModel:
+    """The whole virtual phone minus the protocol. Thread-safe.
+
+    Args:
+        scenario: scenario file for :meth:`ScreenModel.from_scenario` (``None`` = demo).
+        screens: a ready screen model (then ``scenario`` is ignored).
+        api_level: Android API level to emulate (quirks depend on it; 35 = Android 15).
+        serial: ``ro.serialno`` and the adb serial.
+        clock: time source (:class:`RealClock` by default; :class:`FakeClock` in tests).
+    """
+
+    def __init__(
+        self,
+        scenario: str | os.PathLike[str] | None = None,
+        *,
+        screens: Any = None,
+        api_level: int = 35,
+        serial: str = "vphone-0001",
+        clock: Clock | None = None,
+    ) -> None:
+        self.clock: Clock = clock if clock is not None else RealClock()
+        self.api_level = api_level
+        self.serial = serial
+        self.fs = FileSystem(self.clock)
+        self.events = EventLog(self.clock)
+        if screens is None:
+            from baremobile.virtual.screens import ScreenModel
+
+            screens = ScreenModel.from_scenario(scenario)
+        self.screens = screens
+        self.faults = DumpFaults()
+        #: screencap warns on stderr about several displays (as real multi-display phones do)
+        self.multiple_displays = False
+        self.lock = threading.RLock()
+        self.props: dict[str, str] = self._default_props()
+        self.settings: dict[str, dict[str, str]] = _default_settings(serial)
+        self.wm_size_override: tuple[int, int] | None = None
+        self.wm_density_override: int | None = None
+        self.running: dict[str, int] = {}  # package -> pid
+        self.granted: dict[str, set[str]] = {}
+        self.boot_time = self.clock.time() - 3600.0
+        self._log: list[LogEntry] = []
+        self._logcat_cleared_seq = 0
+        self._logcat_cleared_time = 0.0
+
+    # -- identity -----------------------------------------------------------------------
+    def _default_props(self) -> dict[str, str]:
+        release = _RELEASES.get(self.api_level, str(max(1, self.api_level - 20)))
+        build_id = "BM1A.250101.001"
+        fingerprint = f"baremobile/vphone/vphone:{release}/{build_id}/1:user/release-keys"
+        density = str(getattr(self.screens, "density", 420))
+        return {
+            "ro.build.version.sdk": str(self.api_level),
+            "ro.build.version.release": release,
+            "ro.build.version.release_or_codename": release,
+            "ro.build.version.codename": "REL",
+            "ro.build.version.incremental": "1",
+            "ro.build.version.security_patch": "2025-01-05",
+            "ro.build.id": build_id,
+            "ro.build.display.id": f"{build_id} release-keys",
+            "ro.build.type": "user",
+            "ro.build.tags": "release-keys",
+            "ro.build.fingerprint": fingerprint,
+            "ro.build.characteristics": "default",
+            "ro.product.manufacturer": "baremobile",
+            "ro.product.brand": "baremobile",
+            "ro.product.model": "Virtual Phone",
+            "ro.product.name": "vphone",
+            "ro.product.device": "vphone",
+            "ro.product.board": "vphone",
+            "ro.product.first_api_level": str(self.api_level),
+            "ro.product.cpu.abi": "arm64-v8a",
+            "ro.product.cpu.abilist": "arm64-v8a,armeabi-v7a,armeabi",
+            "ro.product.cpu.abilist64": "arm64-v8a",
+            "ro.product.locale": "en-US",
+            "ro.hardware": "vphone",
+            "ro.serialno": self.serial,
+            "ro.boot.serialno": self.serial,
+            "ro.secure": "1",
+            "ro.adb.secure": "1",
+            "ro.debuggable": "0",
+            "ro.sf.lcd_density": density,
+            "sys.boot_completed": "1",
+            "dev.bootcomplete": "1",
+            "init.svc.bootanim": "stopped",
+            "init.svc.adbd": "running",
+            "persist.sys.locale": "en-US",
+            "persist.sys.timezone": "UTC",
+            "persist.sys.usb.config": "adb",
+            "service.adb.tcp.port": "5555",
+            "net.hostname": "vphone",
+        }
+
+    def banner_props(self) -> dict[str, str]:
+        """The three properties adbd puts in its CNXN banner."""
+        with self.lock:
+            return {k: self.props[k] for k in ("ro.product.name", "ro.product.model",
+                                                 "ro.product.device")}
+
+    # -- processes ----------------------------------------------------------------------
+    def spawn(self, command: str, *, stdin: StdinPipe | None = None) -> ShellProcess:
+        """Start ``/system/bin/sh -c command`` (an interactive shell when empty)."""
+        return ShellProcess(self, command, stdin=stdin)
+
+    def new_pid(self) -> int:
+        """A fresh process id (for ``$$``, ``pidof`` ...)."""
+        return next(_pids)
+
+    # -- logcat ---------------------------------------------------------------------------
+    def log(self, priority: str, tag: str, message: str, *, pid: int = 1000) -> None:
+        """Add a line to the logcat buffer (what ``logcat -d`` shows besides events)."""
+        with self.lock:
+            self._log.append(LogEntry(self.clock.time(), pid, pid, priority, tag, message))
+
+    def logcat_clear(self) -> None:
+        """``logcat -c``: forget the buffer (the Python event log is kept)."""
+        with self.lock:
+            self._log.clear()
+            self._logcat_cleared_seq = self.events.last_seq
+
+    def logcat_entries(self) -> list[tuple[float, str, str, str, int, Any]]:
+        """Everything logcat would show: ``(time, priority, tag, message, pid, event)``.
+
+        ``event`` is the :class:`~baremobile.virtual.events.Event` for event lines (so
+        ``-v threadtime`` can print :meth:`Event.logcat_line` verbatim), else ``None``.
+        """
+        with self.lock:
+            rows: list[tuple[float, str, str, str, int, Any]] = [
+                (e.time, e.priority, e.tag, e.message, e.pid, None) for e in self._log
+            ]
+            since = self._logcat_cleared_seq
+        for ev in self.events.list(since=since):
+            line = ev.logcat_line()
+            msg = line.split("VirtualPhone: ", 1)[1] if "VirtualPhone: " in line else line
+            rows.append((ev.time, "I", "VirtualPhone", msg, 1000, ev))
+        rows.sort(key=lambda r: r[0])
+        return rows
+
+    # -- apps -----------------------------------------------------------------------------
+    def mark_running(self, package: str) -> int:
+        """Remember that ``package`` has a process (for ``pidof``); returns its pid."""
+        with self.lock:
+            if package not in self.running:
+                self.running[package] = self.new_pid() + 6000
+            return self.running[package]
+
+    def force_stop(self, package: str) -> None:
+        """``am force-stop``: the package has no process any more."""
+        with self.lock:
+            self.running.pop(package, None)
+
+    def display_size(self) -> tuple[int, int]:
+        """The physical display size in pixels."""
+        return int(self.screens.width), int(self.screens.height)
+
+
+def _default_settings(serial: str) -> dict[str, dict[str, str]]:
+    android_id = hashlib.sha256(f"android_id:{serial}".encode()).hexdigest()[:16]
+    return {
+        "system": {
+            "accelerometer_rotation": "1",
+            "font_scale": "1.0",
+            "screen_brightness": "102",
+            "screen_brightness_mode": "1",
+            "screen_off_timeout": "60000",
+            "sound_effects_enabled": "1",
+            "haptic_feedback_enabled": "1",
+            "time_12_24": "24",
+        },
+        "secure": {
+            "android_id": android_id,
+            "default_input_method": "com.android.inputmethod.latin/.LatinIME",
+            "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",
+            "location_mode": "0",
+            "show_ime_with_hard_keyboard": "0",
+            "user_setup_complete": "1",
+        },
+        "global": {
+            "adb_enabled": "1",
+            "airplane_mode_on": "0",
+            "animator_duration_scale": "1.0",
+            "bluetooth_on": "0",
+            "development_settings_enabled": "1",
+            "device_name": "Virtual Phone",
+            "device_provisioned": "1",
+            "stay_on_while_plugged_in": "0",
+            "transition_animation_scale": "1.0",
+            "window_animation_scale": "1.0",
+            "wifi_on": "1",
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------
+# a running shell command
+# --------------------------------------------------------------------------------------
+
+#: exit status of a process whose stream the client closed (SIGHUP, like adbd's hangup)
+CANCELLED_STATUS = 129
+
+
+class ShellProcess:
+    """One ``shell:``/``exec:`` command running on the phone.
+
+    Iterate :meth:`output` (in any thread) to run it; :attr:`exit_code` is set when the
+    iteration ends; :meth:`cancel` (from any thread) stops it promptly.
+    """
+
+    def __init__(self, model: PhoneModel, command: str, *, stdin: StdinPipe | None) -> None:
+        self.model = model
+        self.command = command
+        self.stdin = stdin
+        self.exit_code: int | None = None
+        self.pid = model.new_pid()
+        self._cancel = threading.Event()
+        self._started = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """The client closed the stream: stop sleeping/reading/dumping and end output()."""
+        self._cancel.set()
+        if self.stdin is not None and hasattr(self.stdin, "abort"):
+            self.stdin.abort()
+
+    def output(self) -> Iterator[tuple[int, bytes]]:
+        """Run the command, yielding ``(1, stdout)`` / ``(2, stderr)`` chunks as produced."""
+        if self._started:
+            raise RuntimeError("ShellProcess.output() can only be iterated once")
+        self._started = True
+        from baremobile.virtual.shell import Cancelled, run_command_line
+
+        gen = run_command_line(self.model, self.command, stdin=self.stdin,
+                               cancel=self._cancel, pid=self.pid)
+        status = 0
+        try:
+            while True:
+                try:
+                    fd, data = next(gen)
+                except StopIteration as stop:
+                    status = int(stop.value or 0)
+                    break
+                if self._cancel.is_set():
+                    status = CANCELLED_STATUS
+                    gen.close()
+                    break
+                if data:
+                    yield fd, data
+        except Cancelled:
+            status = CANCELLED_STATUS
+        finally:
+            if self._cancel.is_set():
+                status = CANCELLED_STATUS
+            self.exit_code = status & 0xFF
+
+    def run(self) -> tuple[bytes, bytes, int]:
+        """Convenience for tests: run to completion, return ``(stdout, stderr, status)``."""
+        out = bytearray()
+        err = bytearray()
+        for fd, data in self.output():
+            (err if fd == 2 else out).extend(data)
+        assert self.exit_code is not None
+        return bytes(out), bytes(err), self.exit_code
