@@ -92,7 +92,11 @@ def expat_floor(data: bytes) -> None:
 def load_baseline(path: Path) -> dict[str, dict[str, str]]:
     rows = path.read_text(encoding="utf-8").splitlines()
     head = rows[0].split("\t")
-    return {r.split("\t")[0]: dict(zip(head, r.split("\t"))) for r in rows[1:] if r.strip()}
+    return {
+        r.split("\t")[0]: dict(zip(head, r.split("\t"), strict=False))
+        for r in rows[1:]
+        if r.strip()
+    }
 
 
 def main() -> int:

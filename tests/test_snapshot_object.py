@@ -32,12 +32,26 @@ XML = dump(
             "android.widget.LinearLayout",
             (0, 400, 1080, 550),
             node(TV, (40, 400, 800, 550), text="Wi-Fi"),
-            node("android.widget.Switch", (900, 420, 1040, 530), checkable=True, checked=True, clickable=True),
+            node(
+                "android.widget.Switch",
+                (900, 420, 1040, 530),
+                checkable=True,
+                checked=True,
+                clickable=True,
+            ),
             clickable=True,
             long_clickable=True,
         ),
-        node("android.widget.Button", (0, 600, 500, 700), text="Save", clickable=True, enabled=False),
-        node("android.widget.EditText", (0, 800, 1080, 900), text="••••", password=True, clickable=True),
+        node(
+            "android.widget.Button", (0, 600, 500, 700), text="Save", clickable=True, enabled=False
+        ),
+        node(
+            "android.widget.EditText",
+            (0, 800, 1080, 900),
+            text="••••",
+            password=True,
+            clickable=True,
+        ),
         package="com.android.settings",
     )
 )
@@ -49,15 +63,19 @@ def snap() -> Snapshot:
 
 
 def test_text_and_str(snap):
-    assert str(snap) == snap.text == (
-        "- Group\n"
-        '  - Text "Settings"\n'
-        "  - TextInput [ref=1] (Search settings) [focused]\n"
-        "  - Group [ref=2]\n"
-        '    - Text "Wi-Fi"\n'
-        "    - Switch [ref=3] [checked]\n"
-        '  - Button [ref=4] "Save" [disabled]\n'
-        '  - TextInput [ref=5] "••••" [password]'
+    assert (
+        str(snap)
+        == snap.text
+        == (
+            "- Group\n"
+            '  - Text "Settings"\n'
+            "  - TextInput [ref=1] (Search settings) [focused]\n"
+            "  - Group [ref=2]\n"
+            '    - Text "Wi-Fi"\n'
+            "    - Switch [ref=3] [checked]\n"
+            '  - Button [ref=4] "Save" [disabled]\n'
+            '  - TextInput [ref=5] "••••" [password]'
+        )
     )
     assert snap.package == "com.android.settings"
     assert snap.size == (1080, 2400) and snap.rotation == 0
@@ -108,7 +126,14 @@ def test_find(snap):
     assert snap.find(text="nothing") == []
     # nodes() covers refs and plain labels alike, in line order
     assert [n.role for n in snap.nodes()] == [
-        "Group", "Text", "TextInput", "Group", "Text", "Switch", "Button", "TextInput"
+        "Group",
+        "Text",
+        "TextInput",
+        "Group",
+        "Text",
+        "Switch",
+        "Button",
+        "TextInput",
     ]
 
 

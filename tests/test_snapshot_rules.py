@@ -33,7 +33,12 @@ def test_a_multi_child_group_stays():
     xml = node(
         FL,
         SCREEN,
-        node(LL, (0, 0, 1080, 100), node(TV, (0, 0, 500, 100), text="a"), node(TV, (500, 0, 1080, 100), text="b")),
+        node(
+            LL,
+            (0, 0, 1080, 100),
+            node(TV, (0, 0, 500, 100), text="a"),
+            node(TV, (500, 0, 1080, 100), text="b"),
+        ),
         node(TV, (0, 200, 100, 300), text="c"),
     )
     assert snap_text(xml) == '- Group\n  - Group\n    - Text "a"\n    - Text "b"\n  - Text "c"'
@@ -46,7 +51,12 @@ def test_refs_for_every_kind_of_actionable_node_in_document_order():
         node(BTN, (0, 0, 10, 10), text="click", clickable=True),
         node(VIEW, (0, 10, 10, 20), desc="long", long_clickable=True),
         node("android.widget.CheckBox", (0, 20, 10, 30), text="check", checkable=True),
-        node("android.widget.ScrollView", (0, 30, 10, 40), node(TV, (0, 30, 10, 35), text="in"), scrollable=True),
+        node(
+            "android.widget.ScrollView",
+            (0, 30, 10, 40),
+            node(TV, (0, 30, 10, 35), text="in"),
+            scrollable=True,
+        ),
         node(EDIT, (0, 40, 10, 50), text="typed"),
         node(VIEW, (0, 50, 10, 60), password=True),
     )
@@ -85,7 +95,9 @@ def test_zero_area_and_offscreen_nodes_get_no_ref_and_no_line():
 
 
 def test_children_of_a_zero_area_node_survive():
-    xml = node(FL, SCREEN, node(LL, (0, 0, 0, 0), node(BTN, (0, 0, 100, 100), text="ok", clickable=True)))
+    xml = node(
+        FL, SCREEN, node(LL, (0, 0, 0, 0), node(BTN, (0, 0, 100, 100), text="ok", clickable=True))
+    )
     assert snap_text(xml) == '- Button [ref=1] "ok"'
 
 
@@ -93,8 +105,12 @@ def test_invisible_to_user_nodes_are_dropped():
     xml = node(
         FL,
         SCREEN,
-        node(BTN, (0, 0, 100, 100), text="hidden", clickable=True, extra={"visible-to-user": "false"}),
-        node(BTN, (0, 100, 100, 200), text="shown", clickable=True, extra={"visible-to-user": "true"}),
+        node(
+            BTN, (0, 0, 100, 100), text="hidden", clickable=True, extra={"visible-to-user": "false"}
+        ),
+        node(
+            BTN, (0, 100, 100, 200), text="shown", clickable=True, extra={"visible-to-user": "true"}
+        ),
     )
     assert snap_text(xml) == '- Button [ref=1] "shown"'
 
@@ -116,7 +132,13 @@ def test_sibling_dedup_of_identical_label_leaves_only():
 
 
 def test_label_folding_into_a_bare_ref():
-    xml = node(LL, (0, 0, 500, 100), node(IMG, (0, 0, 50, 100)), node(TV, (50, 0, 500, 100), text="Wi-Fi"), clickable=True)
+    xml = node(
+        LL,
+        (0, 0, 500, 100),
+        node(IMG, (0, 0, 50, 100)),
+        node(TV, (50, 0, 500, 100), text="Wi-Fi"),
+        clickable=True,
+    )
     snap = from_xml(dump(xml))
     assert snap.text == '- Group [ref=1] "Wi-Fi"'
     # the RefNode keeps the node's own (empty) text; the label is what the line shows
@@ -150,7 +172,12 @@ def test_anonymous_groups_inside_a_ref_flatten():
     xml = node(
         LL,
         (0, 0, 1080, 200),
-        node(LL, (0, 0, 1080, 100), node(TV, (0, 0, 500, 100), text="Title"), node(TV, (500, 0, 1080, 100), text="12:00")),
+        node(
+            LL,
+            (0, 0, 1080, 100),
+            node(TV, (0, 0, 500, 100), text="Title"),
+            node(TV, (500, 0, 1080, 100), text="12:00"),
+        ),
         node(TV, (0, 100, 1080, 200), text="Body"),
         clickable=True,
     )
@@ -194,7 +221,12 @@ def test_states():
 
 
 def test_a_stateful_wrapper_repeating_its_child_state_collapses():
-    tab = node(LL, (0, 0, 100, 100), node(IMG, (0, 0, 100, 100), desc="Grid", clickable=True, selected=True), selected=True)
+    tab = node(
+        LL,
+        (0, 0, 100, 100),
+        node(IMG, (0, 0, 100, 100), desc="Grid", clickable=True, selected=True),
+        selected=True,
+    )
     assert snap_text(tab) == "- Image [ref=1] (Grid) [selected]"
 
 
@@ -213,20 +245,34 @@ def test_hint_shown_as_desc_of_an_empty_field():
         node(EDIT, (0, 20, 10, 30), text="cats", extra=hint),  # filled
     )
     assert snap_text(xml) == (
-        '- Group\n  - TextInput [ref=1] (Search)\n  - TextInput [ref=2] (Search)\n'
+        "- Group\n  - TextInput [ref=1] (Search)\n  - TextInput [ref=2] (Search)\n"
         '  - TextInput [ref=3] "cats"'
     )
 
 
 def test_blank_labels_count_as_none():
-    xml = node(FL, SCREEN, node(TV, (0, 0, 10, 10), text="   "), node(TV, (0, 10, 10, 20), text=" x "))
+    xml = node(
+        FL, SCREEN, node(TV, (0, 0, 10, 10), text="   "), node(TV, (0, 10, 10, 20), text=" x ")
+    )
     assert snap_text(xml) == '- Text " x "'
 
 
 def test_every_top_level_window_is_kept():
-    status = node(FL, (0, 0, 1080, 80), node(TV, (10, 0, 100, 80), text="9:41"), package="com.android.systemui")
-    app = node(FL, SCREEN, node(BTN, (0, 500, 1080, 600), text="Go", clickable=True), package="com.app")
-    ime = node(FL, (0, 1600, 1080, 2400), node(VIEW, (0, 1600, 100, 1700), desc="q", clickable=True), package="com.google.android.inputmethod.latin")
+    status = node(
+        FL,
+        (0, 0, 1080, 80),
+        node(TV, (10, 0, 100, 80), text="9:41"),
+        package="com.android.systemui",
+    )
+    app = node(
+        FL, SCREEN, node(BTN, (0, 500, 1080, 600), text="Go", clickable=True), package="com.app"
+    )
+    ime = node(
+        FL,
+        (0, 1600, 1080, 2400),
+        node(VIEW, (0, 1600, 100, 1700), desc="q", clickable=True),
+        package="com.google.android.inputmethod.latin",
+    )
     snap = from_xml(dump(status, app, ime))
     assert snap.text == '- Text "9:41"\n- Button [ref=1] "Go"\n- View [ref=2] (q)'
     assert snap.package == "com.app"
@@ -247,7 +293,11 @@ def test_tap_point_is_inside_bounds_clipped_to_parent():
 
 def test_child_drawn_outside_its_parent_is_clipped_to_the_window_instead():
     # Android views with clipChildren=false report children outside their parent
-    xml = node(FL, SCREEN, node(FL, (0, 0, 1080, 100), node(BTN, (0, 200, 500, 300), text="out", clickable=True)))
+    xml = node(
+        FL,
+        SCREEN,
+        node(FL, (0, 0, 1080, 100), node(BTN, (0, 200, 500, 300), text="out", clickable=True)),
+    )
     snap = from_xml(dump(xml))
     assert snap.text == '- Button [ref=1] "out"'
     assert snap.refs[1].bounds == (0, 200, 500, 300)

@@ -98,14 +98,21 @@ def test_empty_hierarchy_is_an_empty_snapshot():
 def test_windows_format():
     """``uiautomator dump --windows``: displays → display → window → hierarchy."""
     app = node(
-        "android.widget.FrameLayout", SCREEN, node(BTN, (0, 500, 1080, 600), text="Go", clickable=True),
+        "android.widget.FrameLayout",
+        SCREEN,
+        node(BTN, (0, 500, 1080, 600), text="Go", clickable=True),
         package="com.app",
     )
-    bar = node("android.widget.FrameLayout", (0, 0, 1080, 80), node(TV, (0, 0, 100, 80), text="9:41"), package="com.android.systemui")
+    bar = node(
+        "android.widget.FrameLayout",
+        (0, 0, 1080, 80),
+        node(TV, (0, 0, 100, 80), text="9:41"),
+        package="com.android.systemui",
+    )
     xml = (
         "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><displays><display id=\"0\">"
-        '<window index="0" title="Status bar" bounds="[0,0][1080,80]" active="false" focused="false" '
-        'accessibility-focused="false" id="3" layer="1" type="TYPE_SYSTEM">'
+        '<window index="0" title="Status bar" bounds="[0,0][1080,80]" active="false" '
+        'focused="false" accessibility-focused="false" id="3" layer="1" type="TYPE_SYSTEM">'
         f'<hierarchy rotation="0">{bar}</hierarchy></window>'
         '<window index="1" title="Example" bounds="[0,0][1080,2400]" active="true" focused="true" '
         'accessibility-focused="false" id="7" layer="0" type="TYPE_APPLICATION">'
@@ -123,7 +130,14 @@ def test_windows_format():
 
 
 def test_landscape_size_and_rotation():
-    snap = from_xml(dump(node("android.widget.FrameLayout", (0, 0, 2400, 1080), node(TV, (0, 0, 10, 10), text="x")), rotation=1))
+    snap = from_xml(
+        dump(
+            node(
+                "android.widget.FrameLayout", (0, 0, 2400, 1080), node(TV, (0, 0, 10, 10), text="x")
+            ),
+            rotation=1,
+        )
+    )
     assert (snap.width, snap.height, snap.rotation) == (2400, 1080, 1)
 
 
@@ -156,7 +170,9 @@ def test_device_errors_are_typed_and_keep_the_device_text(output, kind):
     assert info.value.device_output == output.strip()
 
 
-@pytest.mark.parametrize("text", ["", "   ", "UI hierchary dumped to: /sdcard/x.xml", "<hierarchy/>"])
+@pytest.mark.parametrize(
+    "text", ["", "   ", "UI hierchary dumped to: /sdcard/x.xml", "<hierarchy/>"]
+)
 def test_dump_error_none_for_non_errors(text):
     assert dump_error(text) is None
 
@@ -215,7 +231,9 @@ EXTERNAL_DTD = b"""<?xml version="1.0"?>
 <hierarchy/>"""
 
 
-@pytest.mark.parametrize("data", [BILLION_LAUGHS, EXTERNAL, EXTERNAL_DTD], ids=["laughs", "xxe", "dtd"])
+@pytest.mark.parametrize(
+    "data", [BILLION_LAUGHS, EXTERNAL, EXTERNAL_DTD], ids=["laughs", "xxe", "dtd"]
+)
 def test_hostile_dtds_are_refused_fast(data):
     t0 = time.perf_counter()
     err = expect_invalid(data)
@@ -224,7 +242,12 @@ def test_hostile_dtds_are_refused_fast(data):
 
 
 def test_undeclared_entity_is_invalid():
-    assert "well-formed" in expect_invalid(b'<hierarchy><node text="&nope;" bounds="[0,0][1,1]"/></hierarchy>').message
+    assert (
+        "well-formed"
+        in expect_invalid(
+            b'<hierarchy><node text="&nope;" bounds="[0,0][1,1]"/></hierarchy>'
+        ).message
+    )
 
 
 def test_fifty_megabyte_text_node_is_refused_fast():
@@ -287,9 +310,7 @@ _CLASSES = [
     "android.view.View",
     "androidx.recyclerview.widget.RecyclerView",
 ]
-_TEXT = st.text(
-    alphabet=st.sampled_from(list("ab &<>\"'\n\t\\é世👋 ")), max_size=6
-)
+_TEXT = st.text(alphabet=st.sampled_from(list("ab &<>\"'\n\t\\é世👋 ")), max_size=6)
 
 
 @st.composite

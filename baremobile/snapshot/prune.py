@@ -45,7 +45,8 @@ _BIG = 1 << 31
 _NO_CLIP = (-_BIG, -_BIG, _BIG, _BIG)
 
 # Frame layout (a list per open element; index constants keep the hot path cheap).
-#   0 attrs of a node (None for other elements: <window> keeps its attrs in 8)   1 visible rect or None   2 ref (0 = none)
+#   0 attrs of a node (None for other elements; <window> keeps its attrs in 8)
+#   1 visible rect or None                 2 ref (0 = none)
 #   3 kept children (list or None)         4 clip rect for children  5 window rect
 #   6 ClassInfo for nodes, the tag name for other elements
 #   7 True when an ancestor carries a ref       8 a label hidden in a dropped descendant
@@ -160,7 +161,15 @@ class PruneState:
         refs = self.refs
         windows = self.windows
         doc_frame: list[Any] = [
-            None, None, 0, self.roots, _NO_CLIP, _NO_CLIP, "#document", False, None
+            None,
+            None,
+            0,
+            self.roots,
+            _NO_CLIP,
+            _NO_CLIP,
+            "#document",
+            False,
+            None,
         ]
         stack: list[list[Any]] = [doc_frame]
         limit = self.max_nesting + 1
@@ -171,9 +180,7 @@ class PruneState:
 
         def other_start(name: str, a: dict[str, str]) -> None:
             if len(stack) > limit:
-                raise InvalidDump(
-                    f"the dump nests deeper than {state.max_nesting} levels; refused"
-                )
+                raise InvalidDump(f"the dump nests deeper than {state.max_nesting} levels; refused")
             p = stack[-1]
             if state.root_tag is None:
                 if name not in ("hierarchy", "displays"):
@@ -220,9 +227,7 @@ class PruneState:
                 other_start(name, a)
                 return
             if len(stack) > limit:
-                raise InvalidDump(
-                    f"the dump nests deeper than {state.max_nesting} levels; refused"
-                )
+                raise InvalidDump(f"the dump nests deeper than {state.max_nesting} levels; refused")
             p = stack[-1]
             bs = a.get("bounds")
             b = bcache.get(bs)

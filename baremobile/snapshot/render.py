@@ -122,10 +122,9 @@ def render_report(
     ``0..max_depth``; ``max_nodes`` keeps that many lines; ``max_chars`` bounds the length of
     the whole text, the truncation note included. Cut subtrees are reported, never renumbered.
     """
-    if isinstance(tree, Node):
-        tops = tree.children if tree.role == "" else [tree]
-    else:
-        tops = list(tree)
+    tops = (
+        list(tree) if not isinstance(tree, Node) else tree.children if tree.role == "" else [tree]
+    )
     lines: list[str] = []
     shown: list[Node] = []
     size = -1  # running len("\n".join(lines))
@@ -183,6 +182,4 @@ def render(
     max_nodes: int | None = None,
 ) -> str:
     """The snapshot text of ``tree`` (see :func:`render_report` for the arguments)."""
-    return render_report(
-        tree, max_chars=max_chars, max_depth=max_depth, max_nodes=max_nodes
-    ).text
+    return render_report(tree, max_chars=max_chars, max_depth=max_depth, max_nodes=max_nodes).text

@@ -118,7 +118,9 @@ class Snapshot:
     def _repr_markdown_(self) -> str:
         longest = max((len(m) for m in re.findall(r"`+", self.text)), default=0)
         fence = "`" * max(3, longest + 1)
-        head = f"**{self.package or 'snapshot'}** · {self.width}x{self.height} · {len(self.refs)} refs"
+        head = (
+            f"**{self.package or 'snapshot'}** · {self.width}x{self.height} · {len(self.refs)} refs"
+        )
         return f"{head}\n\n{fence}\n{self.text}\n{fence}\n"
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:

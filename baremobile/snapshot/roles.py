@@ -259,5 +259,5 @@ def class_info(cls: str) -> ClassInfo:
 
 
 def role_for_class(cls: str) -> str:
-    """The snapshot role for Android class name ``cls`` (``"android.widget.Button"`` → ``"Button"``)."""
+    """The snapshot role of Android class name ``cls`` (``android.widget.Button`` → ``Button``)."""
     return class_info(cls).role
