@@ -187,6 +187,11 @@ class _Inst:
                         n.set_flag("focused", False)
                     else:
                         self.focus = n
+        for w in self.windows:
+            for n in w.iter():
+                if n.value and "{" in n.value:
+                    n.value = render_template(n.value, self.vars)
+                    n.cursor = len(n.value)
         self.resize_node: Node | None = None
         self._filter_nodes: list[tuple[Any, Node | None, Node | None]] | None = None
 
@@ -483,6 +488,8 @@ class ScreenModel:
     @staticmethod
     def _tag(w: Node, kind: str) -> Node:
         w.meta["kind"] = kind
+        for n in w.iter():
+            n.src = n
         return w
 
     def _render_inst(self, inst: _Inst, screen: tuple[int, int, int, int]) -> list[Node]:
@@ -517,6 +524,8 @@ class ScreenModel:
         if r is not None:
             r.meta["kind"] = "app" if inst.kind != "dialog" else "dialog"
             r.meta["inst"] = inst
+            r.meta["frame"] = _intersect((w.bounds[0] + w.dx, w.bounds[1] + w.dy,
+                                          w.bounds[2] + w.dx, w.bounds[3] + w.dy), clip)
         return r
 
     def _resize_info(self, inst: _Inst) -> tuple[Node, int, int] | None:
@@ -906,10 +915,14 @@ class ScreenModel:
              ) -> tuple[str, Node | None, Node | None, _Inst | None]:
         """(window kind, rendered window, rendered handler node, owning instance)."""
         windows = self._render()
-        order = sorted(enumerate(windows), key=lambda iw: (_area(iw[1].bounds), -iw[0]))
+        def frame(w: Node) -> tuple[int, int, int, int]:
+            return w.meta.get("frame", w.bounds)
+
+        order = sorted(enumerate(windows), key=lambda iw: (_area(frame(iw[1])), -iw[0]))
         dialog_up = any(w.meta.get("kind") == "dialog" for w in windows)
         for _i, w in order:
-            if not w.contains(x, y):
+            f = frame(w)
+            if not (f[0] <= x < f[2] and f[1] <= y < f[3]):
                 continue
             kind = w.meta.get("kind", "app")
             if dialog_up and kind == "app":
@@ -1495,27 +1508,26 @@ class ScreenModel:
         app = self._apps.get(package)
         if app is None or app.start is None:
             return False
+        fq: str | None = None
+        names: list[str] = []
         if activity:
             fq = package + activity if activity.startswith(".") else activity
             if "." not in fq:
                 fq = f"{package}.{fq}"
-            names = [n for n in app.screens if self._screens[n].activity == fq]
-            if not names:
-                return False
-        else:
-            fq, names = None, []
+            if fq == app.activity:
+                fq = None  # the launcher activity: same as tapping the icon
+            else:
+                names = [n for n in app.screens if self._screens[n].activity == fq]
+                if not names:
+                    return False
         if package == self._home_pkg:
             self._go_home()
             return True
         task = next((t for t in self._tasks if t.package == package), None)
-        if task is not None and (fq is None or fq == app.activity
-                                 or task.stack[-1].sd.activity == fq):
+        if task is not None and (fq is None or task.stack[-1].sd.activity == fq):
             self._resume(task)
             return True
-        if fq is not None and fq != app.activity or fq is not None and not app.activity:
-            first_name = names[0]
-        else:
-            first_name = app.start
+        first_name = names[0] if fq is not None else app.start
         new = _Inst(self._screens[first_name], {})
         new.ime = new.focused_field() is not None and new.sd.keyboard
         if task is not None:
