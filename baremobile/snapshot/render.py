@@ -44,12 +44,17 @@ def _escape_char(m: re.Match[str]) -> str:
 
 def escape_text(s: str) -> str:
     """Escape ``s`` for the double-quoted text slot."""
-    return _TEXT_SPECIAL.sub(_escape_char, s) if _TEXT_SPECIAL.search(s) else s
+    # str.isprintable() is False for every character class we escape (and a few more).
+    if s.isprintable() and '"' not in s and "\\" not in s:
+        return s
+    return _TEXT_SPECIAL.sub(_escape_char, s)
 
 
 def escape_desc(s: str) -> str:
     """Escape ``s`` for the parenthesized desc slot."""
-    return _DESC_SPECIAL.sub(_escape_char, s) if _DESC_SPECIAL.search(s) else s
+    if s.isprintable() and ")" not in s and "\\" not in s:
+        return s
+    return _DESC_SPECIAL.sub(_escape_char, s)
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,40 @@ def _line(node: Node, depth: int) -> str:
     return "".join(parts)
 
 
+def _render_all(tops: list[Node]) -> str:
+    """The no-limits path: the same lines as :func:`_line`, built inline."""
+    out: list[str] = []
+    append = out.append
+    indents = ["- "]
+    stack: list[tuple[Node, int]] = [(n, 0) for n in reversed(tops)]
+    pop = stack.pop
+    push = stack.append
+    esc_t = escape_text
+    esc_d = escape_desc
+    while stack:
+        node, depth = pop()
+        if depth >= len(indents):
+            indents.extend("  " * d + "- " for d in range(len(indents), depth + 1))
+        line = indents[depth] + node.role
+        if node.ref is not None:
+            line += f" [ref={node.ref}]"
+        text = node.text
+        if text:
+            line += ' "' + esc_t(text) + '"'
+        desc = node.desc
+        if desc and desc != text:
+            line += " (" + esc_d(desc) + ")"
+        if node.states:
+            line += " [" + ", ".join(node.states) + "]"
+        append(line)
+        kids = node.children
+        if kids:
+            depth += 1
+            for i in range(len(kids) - 1, -1, -1):
+                push((kids[i], depth))
+    return "\n".join(out)
+
+
 def _count(nodes: list[Node], refs: list[int]) -> int:
     n = 0
     for top in nodes:
@@ -125,6 +164,8 @@ def render_report(
     tops = (
         list(tree) if not isinstance(tree, Node) else tree.children if tree.role == "" else [tree]
     )
+    if max_chars is None and max_depth is None and max_nodes is None:
+        return Rendered(_render_all(tops), None)
     lines: list[str] = []
     shown: list[Node] = []
     size = -1  # running len("\n".join(lines))
