@@ -623,7 +623,8 @@ def load_scenario(path: str | Path) -> Scenario:
             xml_path, windows = _load_xml(ctx, base, _str(ctx, sspec["xml"], "xml", sname,
                                                           sspec), sname, sspec)
             if first_window is None:
-                first_window = windows[0]
+                first_window = max(windows, key=lambda w: (w.bounds[2] - w.bounds[0])
+                                   * (w.bounds[3] - w.bounds[1]))
             sact = sspec.get("activity")
             activity = (_qualify(pkg, _str(ctx, sact, "activity", sname, sspec)) if sact
                         else app.activity or f"{pkg}.MainActivity")

@@ -90,6 +90,36 @@ _TOUCH_SLOP = 20  # px: a swipe shorter than this is a tap (or a long press when
 _LONG_PRESS_MS = 500
 
 
+_SCENARIOS: dict[Path, tuple[tuple[tuple[str, int], ...], Scenario]] = {}
+_SCENARIOS_LOCK = threading.Lock()
+
+
+def _stamp(files: Iterable[Path]) -> tuple[tuple[str, int], ...]:
+    out = []
+    for f in files:
+        try:
+            out.append((str(f), f.stat().st_mtime_ns))
+        except OSError:
+            out.append((str(f), -1))
+    return tuple(out)
+
+
+def _cached_scenario(path: Path) -> Scenario:
+    """Load a scenario once per content: models never change the definitions they share."""
+    key = path.resolve()
+    with _SCENARIOS_LOCK:
+        hit = _SCENARIOS.get(key)
+        if hit is not None:
+            stamp, sc = hit
+            if _stamp(Path(f) for f, _ in stamp) == stamp:
+                return sc
+    sc = load_scenario(path)
+    files = [key, *sorted({s.xml_path for s in sc.screens.values()})]
+    with _SCENARIOS_LOCK:
+        _SCENARIOS[key] = (_stamp(files), sc)
+    return sc
+
+
 class Clock(Protocol):
     """Anything with ``time()`` returning seconds since the epoch."""
 
@@ -252,7 +282,7 @@ class ScreenModel:
 
         Raises :class:`ScenarioError` naming the file, the screen and the problem.
         """
-        return cls(load_scenario(DEMO_PATH if path is None else path), clock)
+        return cls(_cached_scenario(Path(DEMO_PATH if path is None else path)), clock)
 
     def reset(self) -> None:
         """Back to the state right after loading (no tasks, screen on, at the start screen)."""
