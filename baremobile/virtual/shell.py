@@ -70,6 +70,10 @@ _KEYWORDS = frozenset(
      "case", "esac", "{", "}", "!", "function", "select", "time", "[["])
 
 
+class _BadSubst(Exception):  # noqa: N818 - internal parse signal
+    pass
+
+
 class ShellSyntaxError(Exception):
     """A parse error, worded as mksh words it (``syntax error: 'fi' unexpected``)."""
 
@@ -134,6 +138,14 @@ Part = Lit | Param | CmdSub | Arith
 
 
 @dataclass
+class CmdSubst:
+    """Payload of ``${x/pat/rep}``: the pattern and replacement words."""
+
+    pattern: Word
+    replacement: Word
+
+
+@dataclass
 class Word:
     parts: list[Part]
 
@@ -150,6 +162,7 @@ class Redir:
     op: str  # < > >> >| <> >& <& &> << <<- <<<
     target: Word | None = None
     heredoc: Word | None = None  # body, for << and <<-
+    explicit_fd: bool = False
 
 
 @dataclass
@@ -235,6 +248,7 @@ class Token:
     value: str = ""
     word: Word | None = None
     fd: int = -1
+    explicit_fd: bool = False
 
 
 class Lexer:
@@ -331,7 +345,7 @@ class Lexer:
                 op = ">" + n
             else:
                 op = ">"
-            return Token("REDIR", op, fd=1 if fd < 0 else fd)
+            return Token("REDIR", op, fd=1 if fd < 0 else fd, explicit_fd=fd >= 0)
         if n == "<":
             self.i += 1
             if self._ch() == "-":
@@ -347,7 +361,7 @@ class Lexer:
             op = "<" + n
         else:
             op = "<"
-        return Token("REDIR", op, fd=0 if fd < 0 else fd)
+        return Token("REDIR", op, fd=0 if fd < 0 else fd, explicit_fd=fd >= 0)
 
     # -- here documents ---------------------------------------------------------------
     def _read_heredocs(self) -> None:
@@ -370,8 +384,8 @@ class Lexer:
             redir.heredoc = Word([Lit(body, True)]) if quoted else _heredoc_word(body)
 
     # -- words --------------------------------------------------------------------------
-    def read_word(self, *, brace: bool = False, in_dq: bool = False) -> Word:
-        """Read one word (``brace``: the argument of ``${x op arg}``, ended by ``}``)."""
+    def read_word(self, *, brace: bool = False, in_dq: bool = False, stop: str = "}") -> Word:
+        """Read one word (``brace``: the argument of ``${x op arg}``, ended by ``stop``)."""
         parts: list[Part] = []
         buf: list[str] = []
 
@@ -387,7 +401,7 @@ class Lexer:
                 if brace:
                     raise ShellSyntaxError("no closing quote")
                 break
-            if brace and c == "}":
+            if brace and c in stop:
                 break
             if not brace and c in _META:
                 break
@@ -528,17 +542,25 @@ class Lexer:
                     if self.src.startswith("))", j):
                         inner = self.src[self.i + 2:j]
                         self.i = j + 2
-                        sub = Lexer(inner)
-                        return Arith(sub.read_word(brace=False, in_dq=True)
-                                     if inner else Word([]), in_dq)
+                        return Arith(_heredoc_word(inner) if inner else Word([]), in_dq)
                     return None
                 depth -= 1
             j += 1
-        self.i = start
-        return None
+        raise ShellSyntaxError("no closing quote")
 
     def _braced(self, in_dq: bool) -> Param:
         self.i += 1  # {
+        start = self.i
+        try:
+            return self._braced_form(in_dq)
+        except _BadSubst:
+            self.i = start
+            self.read_word(brace=True, in_dq=in_dq)  # mksh scans to the closing brace
+            raw = self.src[start:self.i]
+            self.i += 1
+            return Param("", in_dq, "bad", Word([Lit(raw, True)]))
+
+    def _braced_form(self, in_dq: bool) -> Param:
         length = False
         if self._ch() == "#" and self._ch(1) not in ("}", ""):
             length = True
@@ -557,29 +579,50 @@ class Lexer:
             name = self.src[self.i:j]
         elif c and c in "?$!#@*-":
             name, j = c, self.i + 1
+        elif c == "":
+            raise ShellSyntaxError("no closing quote")
         else:
-            raise ShellSyntaxError(f"${{{self.src[self.i:self.i + 8]}: bad substitution")
+            raise _BadSubst()
         self.i = j
         if length:
             if self._ch() != "}":
-                raise ShellSyntaxError(f"${{#{name}...}}: bad substitution")
+                raise _BadSubst()
             self.i += 1
             return Param(name, in_dq, "len")
         c = self._ch()
         if c == "}":
             self.i += 1
             return Param(name, in_dq)
+        if c == "/":
+            return self._substitution(name, in_dq)
         op = None
         for cand in (":-", ":=", ":+", ":?", "##", "%%", "-", "=", "+", "?", "#", "%"):
             if self.src.startswith(cand, self.i):
                 op = cand
                 break
         if op is None:
-            raise ShellSyntaxError(f"${{{name}{c}...}}: bad substitution")
+            if c == "":
+                raise ShellSyntaxError("no closing quote")
+            raise _BadSubst()
         self.i += len(op)
         arg = self.read_word(brace=True, in_dq=in_dq)
         self.i += 1  # }
         return Param(name, in_dq, op, arg)
+
+    def _substitution(self, name: str, in_dq: bool) -> Param:
+        """``${name/pat/rep}``, ``${name//pat/rep}``, ``${name/#pat/rep}``, ``${name/%pat/rep}``."""
+        self.i += 1
+        op = "/"
+        if self._ch() in ("/", "#", "%"):
+            op += self._ch()
+            self.i += 1
+        pat = self.read_word(brace=True, in_dq=in_dq, stop="/}")
+        rep = Word([])
+        if self._ch() == "/":
+            self.i += 1
+            rep = self.read_word(brace=True, in_dq=in_dq)
+        self.i += 1  # }
+        return Param(name, in_dq, op, Word([CmdSubst(pat, rep)]))  # type: ignore[list-item]
 
     def _backquote(self, in_dq: bool) -> CmdSub:
         self.i += 1
@@ -694,12 +737,14 @@ def _unbackslash(s: str, i: int, *, cstyle: bool) -> tuple[str, int]:
     return "\\" + c, i + 1
 
 
-def mksh_print_escapes(text: str) -> tuple[str, bool]:
+def mksh_print_escapes(text: str, *, stop_at_c: bool = False) -> tuple[str, bool]:
     """Backslash escapes as mksh's ``echo``/``print`` expand them.
 
-    Returns ``(text, stop)``; ``stop`` is True when ``\\c`` cut the output short
-    (no further output and no trailing newline).
+    Returns ``(text, saw_c)``. ``\\c`` suppresses the trailing newline; mksh's echo
+    keeps printing the rest of its arguments, while ``stop_at_c`` (printf ``%b``,
+    toybox ``echo -e``) cuts the output there.
     """
+    saw_c = False
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -709,10 +754,14 @@ def mksh_print_escapes(text: str) -> tuple[str, bool]:
             i += 1
             continue
         if i + 1 < len(text) and text[i + 1] == "c":
-            return "".join(out), True
+            if stop_at_c:
+                return "".join(out), True
+            saw_c = True
+            i += 2
+            continue
         val, i = _unbackslash(text, i + 1, cstyle=False)
         out.append(val)
-    return "".join(out), False
+    return "".join(out), saw_c
 
 
 # ======================================================================================
@@ -733,15 +782,17 @@ class Parser:
     def _unexpected(self, tok: Token) -> ShellSyntaxError:
         if tok.kind == "EOF":
             if self._nest:
-                return ShellSyntaxError(f"syntax error: '{self._nest[-1]}' unmatched")
+                return ShellSyntaxError(f"syntax error: unmatched '{self._nest[-1]}'")
             return ShellSyntaxError("syntax error: unexpected EOF")
         if tok.kind == "NEWLINE":
             text = "newline"
         elif tok.kind == "WORD":
             text = _word_source(tok.word)
+        elif tok.kind == "REDIR":
+            text = (str(tok.fd) if tok.explicit_fd else "") + tok.value + " "
         else:
             text = tok.value
-        return ShellSyntaxError(f"syntax error: '{text}' unexpected")
+        return ShellSyntaxError(f"syntax error: unexpected '{text}'")
 
     def _kw(self, tok: Token) -> str | None:
         if tok.kind != "WORD" or tok.word is None:
@@ -1054,7 +1105,7 @@ class Parser:
         target = self.lx.next()
         if target.kind != "WORD" or target.word is None:
             raise self._unexpected(target)
-        redir = Redir(tok.fd, tok.value, target.word)
+        redir = Redir(tok.fd, tok.value, target.word, explicit_fd=tok.explicit_fd)
         if tok.value in ("<<", "<<-"):
             delim, quoted = _heredoc_delim(target.word)
             self.lx.add_heredoc(redir, delim, quoted, tok.value == "<<-")
@@ -1306,12 +1357,12 @@ def _brace_expand(text: str, kinds: str) -> list[tuple[str, str]]:
     """mksh brace expansion ``a{b,c}d`` on unquoted source braces."""
     n = len(text)
     for i in range(n):
-        if text[i] != "{" or kinds[i] != "l":
+        if text[i] != "{" or kinds[i] == "q":
             continue
         depth = 0
         commas: list[int] = []
         for j in range(i, n):
-            if kinds[j] != "l":
+            if kinds[j] == "q":
                 continue
             if text[j] == "{":
                 depth += 1
@@ -1330,6 +1381,8 @@ def _brace_expand(text: str, kinds: str) -> list[tuple[str, str]]:
                     return results
             elif text[j] == "," and depth == 1:
                 commas.append(j)
+        if depth:
+            break  # the first brace is never closed: mksh leaves the word alone
     return [(text, kinds)]
 
 
@@ -1452,10 +1505,9 @@ class _Arith:
             return v
         t = self._take()
         if not t:
-            raise ValueError("missing expression")
+            raise ValueError("unexpected 'end of expression'")
         if t[0].isdigit():
-            return int(t, 16) if t[:2].lower() == "0x" else int(t, 8 if len(t) > 1
-                                                                   and t[0] == "0" else 10)
+            return int(t, 16) if t[:2].lower() == "0x" else int(t, 10)
         if _NAME_RE.match(t):
             return self._var(t)
         raise ValueError(f"unexpected '{t}'")
@@ -1692,9 +1744,7 @@ class Shell:
             buf = BufferSink()
             if idx < last:
                 cio.fds[1] = buf
-                status = yield from self.subshell().isolated(cmd, cio)
-            else:
-                status = yield from self.execute(cmd, cio)
+            status = yield from self.subshell().isolated(cmd, cio)
             data = bytes(buf.buf)
         if node.negate:
             status = 0 if status else 1
@@ -1845,6 +1895,10 @@ class Shell:
         from baremobile.virtual.commands import COMMANDS
 
         name = argv[0]
+        if name == "":
+            yield from self.drive(_gen_err(f"{self.argv0}: : can't execute: Is a directory\n"),
+                                  io)
+            return 126
         if "/" in name:
             return (yield from self._run_path(argv, io, env))
         if name in self.functions:
@@ -1931,19 +1985,25 @@ class Shell:
         if r.op == "<<<":
             io.stdin = Reader(data=(target + "\n").encode("utf-8", "surrogateescape"))
             return None
-        if r.op in (">&", "<&") and (target == "-" or target.isdigit()):
+        if r.op in (">&", "<&"):
             if target == "-":
                 if r.fd == 0:
                     io.stdin = Reader()
                 io.fds.pop(r.fd, None)
                 return None
+            shown = (str(r.fd) if r.explicit_fd else "") + r.op + _sh_quote(target) + " "
+            if not re.fullmatch(r"[0-9]", target):
+                return f"{shown}: illegal file descriptor name"
             src = int(target)
             if r.op == "<&" or r.fd == 0:
-                return None if src == 0 else None
+                return None if src == 0 else f"{shown}: bad file descriptor"
             if src not in io.fds:
-                return f"{src}: bad file descriptor"
+                return f"{shown}: bad file descriptor"
             io.fds[r.fd] = io.fds[src]
             return None
+        if target == "":
+            verb = "can't open" if r.op in ("<", "<>") else "can't create"
+            return f"{verb} : No such file or directory"
         path = fs.normalize(target, self.cwd)
         if r.op in ("<", "<>"):
             if path in ("/dev/null", "/dev/zero"):
@@ -1962,7 +2022,7 @@ class Shell:
         sink = self._open_sink(path, append=r.op in (">>", "&>>"), io=io)
         if isinstance(sink, str):
             return f"can't create {target}: {sink}"
-        if r.op in ("&>", "&>>", ">&"):
+        if r.op in ("&>", "&>>"):
             io.fds[1] = sink
             io.fds[2] = sink
         else:
@@ -2020,7 +2080,7 @@ class Shell:
                 text = p.text
                 if idx == 0 and tilde and not p.quoted and text.startswith("~"):
                     head, sep, rest = text.partition("/")
-                    if head == "~":
+                    if head == "~" and (sep or len(parts) == 1):
                         segs.append((self.get_var("HOME") or "/", "q"))
                         text = sep + rest
                 segs.append((text, "q" if p.quoted else "l"))
@@ -2034,10 +2094,10 @@ class Shell:
                 try:
                     value = str(_Arith(expr, self).run())
                 except ZeroDivisionError:
-                    yield err(f"{self.argv0}: {expr.strip()}: divisor by zero\n")
+                    yield err(f"{self.argv0}: {expr.strip()}: zero divisor\n")
                     raise ShellExit(1) from None
                 except ValueError as exc:
-                    yield err(f"{self.argv0}: {exc}\n")
+                    yield err(f"{self.argv0}: {expr.strip()}: {exc}\n")
                     raise ShellExit(1) from None
                 segs.append((value, "q" if p.quoted else "e"))
         return segs
@@ -2057,6 +2117,10 @@ class Shell:
             return [(value or "", kind)]
         if op == "len":
             return [(str(len(value or "")), kind)]
+        if op == "bad":
+            raw = p.arg.parts[0].text if p.arg and isinstance(p.arg.parts[0], Lit) else ""
+            yield err(f"{self.argv0}: ${{{raw}}}: bad substitution\n")
+            raise ShellExit(1)
         empty = value is None or (op.startswith(":") and value == "")
         if op in (":-", "-"):
             if empty:
@@ -2079,11 +2143,57 @@ class Shell:
                 yield err(f"{self.argv0}: {p.name}: {msg}\n")
                 raise ShellExit(1)
             return [(value or "", kind)]
+        if op.startswith("/"):
+            return [((yield from self._substitute(value or "", p, io)), kind)]
         # pattern removal: # ## % %%
         segs = yield from self.expand_parts((p.arg or Word([])).parts, io, tilde=False)
         pat = "".join(t for t, _ in segs if t is not None)
         kinds = "".join(("q" if k == "q" else "l") * len(t) for t, k in segs if t is not None)
         return [(_remove_pattern(value or "", pat, kinds, op), kind)]
+
+    def _substitute(self, value: str, p: Param, io: IO) -> Generator[Chunk, None, str]:
+        payload = p.arg.parts[0] if p.arg and p.arg.parts else None
+        assert isinstance(payload, CmdSubst)
+        segs = yield from self.expand_parts(payload.pattern.parts, io, tilde=False)
+        pat = "".join(t for t, _ in segs if t is not None)
+        kinds = "".join(("q" if k == "q" else "l") * len(t) for t, k in segs if t is not None)
+        rep = yield from self.expand_string(payload.replacement, io)
+        if not pat:
+            return value
+        try:
+            rx = re.compile(pattern_regex(pat, kinds), re.S)
+        except re.error:
+            return value
+        op = p.op or "/"
+        if op == "/#":
+            for k in range(len(value), -1, -1):
+                if rx.fullmatch(value[:k]):
+                    return rep + value[k:]
+            return value
+        if op == "/%":
+            for k in range(len(value) + 1):
+                if rx.fullmatch(value[k:]):
+                    return value[:k] + rep
+            return value
+        out_: list[str] = []
+        i = 0
+        replaced = False
+        while i <= len(value):
+            hit = None
+            if not (replaced and op == "/"):
+                for k in range(len(value), i - 1, -1):
+                    if k > i and rx.fullmatch(value[i:k]):
+                        hit = k
+                        break
+            if hit is None:
+                if i < len(value):
+                    out_.append(value[i])
+                i += 1
+                continue
+            out_.append(rep)
+            replaced = True
+            i = hit
+        return "".join(out_)
 
     def _arg_segs(self, p: Param, io: IO) -> Generator[Chunk, None, list[Seg]]:
         segs = yield from self.expand_parts((p.arg or Word([])).parts, io)
@@ -2491,7 +2601,7 @@ def _bi_type(sh: Shell, argv: list[str], io: IO) -> Gen:
     for name in [a for a in argv[1:] if not a.startswith("-")]:
         kind = _whence(sh, name)
         if kind is None:
-            yield err(f"{name} not found\n") if argv[0] == "type" else out("")
+            yield out(f"{name} not found\n")
             status = 1
         else:
             yield out(_whence_text(name, kind) + "\n")

@@ -90,7 +90,7 @@ def echo(p: Proc) -> Gen:
         args = args[1:]
     text = " ".join(args)
     if escapes:
-        text, stop = mksh_print_escapes(text)
+        text, stop = mksh_print_escapes(text, stop_at_c=True)
         newline = newline and not stop
     yield out(text + ("\n" if newline else ""))
     return 0
@@ -186,7 +186,7 @@ def printf(p: Proc) -> Gen:
             if conv == "s":
                 chunks.append((spec + "s") % (arg or ""))
             elif conv == "b":
-                text, stop = mksh_print_escapes(arg or "")
+                text, stop = mksh_print_escapes(arg or "", stop_at_c=True)
                 chunks.append((spec + "s") % text)
                 if stop:
                     yield out("".join(chunks))
@@ -970,6 +970,8 @@ def _test_not(a: list[str], fs: Any, cwd: str) -> tuple[bool, list[str]]:
         return v, rest[1:]
     if len(a) >= 3 and a[1] in _BIN_OPS:
         return _test_binary(a[0], a[1], a[2]), a[3:]
+    if len(a) == 2 and a[1] in _BIN_OPS:
+        raise _TestError(f"{a[1]}: missing second argument")
     if len(a) >= 2 and re.fullmatch(r"-[a-zA-Z]", a[0]) and a[0] not in ("-a", "-o"):
         return _test_unary(a[0], a[1], fs, cwd), a[2:]
     return a[0] != "", a[1:]
