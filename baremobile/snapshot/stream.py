@@ -123,6 +123,8 @@ class StreamPruner:
             raise InvalidDump("feed() after close(): start a new StreamPruner")
         if not chunk or self._finished:
             return
+        if not isinstance(chunk, bytes):
+            chunk = bytes(chunk)  # bytearray, memoryview
         try:
             self._check_sizes(chunk)
             if self._parser is not None:
@@ -133,7 +135,7 @@ class StreamPruner:
                 self._prelude(chunk)
         except DumpFailed as exc:
             self._failure = exc
-            raise exc from None
+            raise exc.with_traceback(None) from None
 
     def _check_sizes(self, chunk: bytes) -> None:
         n = len(chunk)
@@ -243,7 +245,7 @@ class StreamPruner:
             return self._finish()
         except DumpFailed as exc:
             self._failure = exc
-            raise exc from None
+            raise exc.with_traceback(None) from None
 
     def _finish(self) -> Snapshot:
         if self._error_text is not None:

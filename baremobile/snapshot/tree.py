@@ -102,19 +102,29 @@ class Node:
                 stack.extend(reversed(node.children))
 
     def to_dict(self) -> dict[str, Any]:
-        """The grammar-visible fields as plain data (for tests and JSON)."""
-        out: dict[str, Any] = {"role": self.role}
-        if self.ref is not None:
-            out["ref"] = self.ref
-        if self.text:
-            out["text"] = self.text
-        if self.desc:
-            out["desc"] = self.desc
-        if self.states:
-            out["states"] = list(self.states)
-        if self.children:
-            out["children"] = [c.to_dict() for c in self.children]
-        return out
+        """The grammar-visible fields as plain nested data (for tests and JSON). Not recursive."""
+
+        def fields(node: Node) -> dict[str, Any]:
+            out: dict[str, Any] = {"role": node.role}
+            if node.ref is not None:
+                out["ref"] = node.ref
+            if node.text:
+                out["text"] = node.text
+            if node.desc:
+                out["desc"] = node.desc
+            if node.states:
+                out["states"] = list(node.states)
+            return out
+
+        top = fields(self)
+        stack = [(self, top)]
+        while stack:
+            node, out = stack.pop()
+            if node.children:
+                kids = [fields(c) for c in node.children]
+                out["children"] = kids
+                stack.extend(zip(node.children, kids, strict=True))
+        return top
 
     def __repr__(self) -> str:
         bits = [self.role]
