@@ -1816,6 +1816,15 @@ def _paint_node(c: Canvas, n: Node) -> None:
         if n.text:
             _text_bar(c, n, 1, centre=True)
         return
+    if n.text and n.flag("clickable") and (y2 - y1) >= 200 and (x2 - x1) < 0.4 * c.width:
+        s = min(x2 - x1, y2 - y1) // 2  # a launcher icon: the icon, then its label
+        cx = (x1 + x2) // 2
+        c.fill(cx - s // 2, y1 + 20, cx + s // 2, y1 + 20 + s, 4)
+        c.fill(cx - s // 2, y2 - 60, cx + s // 2, y2 - 30, 2)
+        return
+    if n.desc and not n.text and n.flag("long-clickable") and cls.endswith("Layout"):
+        c.fill(x1, y1, x2, y2, 5)  # a message bubble or card
+        return
     if n.text:
         _text_bar(c, n, 2 if (y2 - y1) >= 60 else 3)
     elif n.flag("clickable") and (x2 - x1) >= 0.6 * c.width:
