@@ -732,3 +732,22 @@ def test_status_bar_clock_follows_the_clock(phone: Phone) -> None:
     phone.clock.t += 3 * 3600
     assert phone.find(id="clock").get("text") == "1:42"
     assert phone.find(id="clock").get("content-desc") == "1:42\u202fPM"
+
+
+def test_emoji_button_toggles_back_to_the_keyboard(phone: Phone) -> None:
+    start_chat(phone)
+    phone.tap(text="Send to 555-123-4567")
+    phone.tap(desc="Emoji")
+    assert IME not in phone.packages() and phone.has(desc="grinning face")
+    phone.tap(desc="Emoji")
+    assert IME in phone.packages() and not phone.has(desc="grinning face")
+    phone.tap(desc="Emoji")
+    phone.tap(id="compose_message_text")  # tapping the field also brings the keyboard back
+    assert IME in phone.packages() and not phone.has(desc="grinning face")
+
+
+def test_apps_without_launcher_activity_need_an_explicit_one(phone: Phone) -> None:
+    pkg = "com.android.settings.intelligence"
+    assert phone.m.launch(pkg) is False
+    assert phone.m.launch(pkg, ".search.SearchActivity")
+    assert phone.m.current() == (pkg, f"{pkg}.search.SearchActivity")

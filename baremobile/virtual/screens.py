@@ -1226,7 +1226,8 @@ class ScreenModel:
             if top is None:
                 return
             if top.panel is not None and top.panel.sd.name == a.arg:
-                top.panel = None
+                top.panel = None  # toggled off: the keyboard comes back for the field
+                top.ime = top.focused_field() is not None and top.sd.keyboard
             else:
                 p = _Inst(self._screens[a.arg], {})
                 p.kind = "panel"
@@ -1536,8 +1537,9 @@ class ScreenModel:
 
     def _launch(self, package: str, activity: str | None) -> bool:
         app = self._apps.get(package)
-        if app is None or app.start is None:
-            return False
+        if app is None or app.start is None or (not activity and app.activity is None
+                                                and package != self._home_pkg):
+            return False  # unknown, or nothing a launcher intent could start
         fq: str | None = None
         names: list[str] = []
         if activity:
