@@ -254,6 +254,8 @@ class ScreenModel:
     rotation: int
 
     def __init__(self, scenario: Scenario, clock: Clock | None = None) -> None:
+        """A phone showing ``scenario`` (see :meth:`from_scenario`); ``clock`` gives the time
+        for the status bar and message timestamps (default: the system clock)."""
         self._sc = scenario
         self._clock = clock
         self._lock = threading.RLock()
