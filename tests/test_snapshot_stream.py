@@ -80,6 +80,14 @@ def test_missing_xml_declaration():
     assert from_xml(bare).text == '- Button [ref=1] "x"'
 
 
+def test_utf16_with_bom():
+    xml = SAMPLE.decode().replace("encoding='UTF-8'", "encoding='UTF-16'")
+    data = xml.encode("utf-16")
+    assert data[:2] in (b"\xff\xfe", b"\xfe\xff")
+    assert from_xml(data).text == from_xml(SAMPLE).text
+    assert feed_in(data, [1, 7, 501]).text == from_xml(SAMPLE).text
+
+
 def test_str_input_with_any_declared_encoding():
     xml = SAMPLE.decode().replace("encoding='UTF-8'", "encoding='ISO-8859-1'")
     assert from_xml(xml).text == from_xml(SAMPLE).text
