@@ -175,7 +175,7 @@ class StreamPruner:
         if data.startswith(_BOM16):
             self._start_parser(data)
             return
-        if len(data) < 3 and _BOM8.startswith(data):
+        if len(data) < 3 and any(bom.startswith(data) for bom in (_BOM8, *_BOM16)):
             self._head = data  # maybe the first bytes of a BOM
             return
         if data.startswith(_BOM8):
