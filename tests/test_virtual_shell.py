@@ -32,10 +32,11 @@ def phone():
     return make_phone()
 
 
-# -- quoting -----------------------------------------------------------------------------
+# -- quoting -----
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
-                max_size=40)
+_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -57,9 +58,12 @@ def test_single_quoted_printable_text_never_runs_anything_else(s: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(s=st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF,
-                               blacklist_characters="\\"), max_size=30)
-       .filter(lambda t: not t.startswith("-")))
+@given(
+    s=st.text(
+        st.characters(min_codepoint=32, max_codepoint=0x2FFF, blacklist_characters="\\"),
+        max_size=30,
+    ).filter(lambda t: not t.startswith("-"))
+)
 def test_echo_prints_single_quoted_text(s: str) -> None:
     """mksh's echo interprets backslashes, so the property holds for text without them."""
     out, _, _ = sh(make_phone(), "echo " + q(s))
@@ -77,7 +81,7 @@ def test_echo_interprets_backslash_escapes_like_mksh(phone) -> None:
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("echo \"a b\"  c", "a b c\n"),
+        ('echo "a b"  c', "a b c\n"),
         ("echo 'it'\\''s'", "it's\n"),
         ("echo \"a\"'b'c\\ d", "abc d\n"),
         ("echo \\\\ \\' \\\" \\$ \\`", "\\ ' \" $ `\n"),
@@ -100,7 +104,7 @@ def test_quoting_and_words(phone, command: str, expected: str) -> None:
     assert sh(phone, command)[0] == expected
 
 
-# -- expansion ---------------------------------------------------------------------------------
+# -- expansion -----
 
 
 @pytest.mark.parametrize(
@@ -108,16 +112,18 @@ def test_quoting_and_words(phone, command: str, expected: str) -> None:
     [
         ("x='a  b'; echo $x \"$x\"", "a b a  b\n"),
         ("IFS=:; x='a::b'; for i in $x; do echo \"[$i]\"; done", "[a]\n[]\n[b]\n"),
-        ("x=; echo \"[$x]\" [$x] [${x:-d}] [${x-d}] [${y-d}] [${x:+p}]", "[] [] [d] [] [d] []\n"),
+        ('x=; echo "[$x]" [$x] [${x:-d}] [${x-d}] [${y-d}] [${x:+p}]', "[] [] [d] [] [d] []\n"),
         ("x=abcabc; echo ${x#*b} ${x##*b} ${x%b*} ${x%%b*} ${#x}", "cabc c abca a 6\n"),
         ("x=aXbXc; echo ${x/X/-} ${x//X/-} ${x/#a/A} ${x/%c/C}", "a-bXc a-b-c AXbXc aXbXC\n"),
         ("echo $(echo a; echo b)", "a b\n"),
-        ('echo "$(printf \'a\\n\\n\\n\')"x', "ax\n"),
+        ("echo \"$(printf 'a\\n\\n\\n')\"x", "ax\n"),
         ('echo "${x:=def}" $x', "def def\n"),
         ("echo $((2+3*4)) $((7/2)) $((-7/2)) $((-7%2)) $((0x10+010))", "14 3 -3 -1 26\n"),
         ("echo $((x=3+4)) $x", "7 7\n"),
-        ("set -- a 'b c'; echo $# \"$@\"; for i in \"$@\"; do echo \"<$i>\"; done",
-         "2 a b c\n<a>\n<b c>\n"),
+        (
+            'set -- a \'b c\'; echo $# "$@"; for i in "$@"; do echo "<$i>"; done',
+            "2 a b c\n<a>\n<b c>\n",
+        ),
         ("x='{a,b}'; echo $x", "a b\n"),
         ("echo ${#}", "0\n"),
         ("a=1 b=2; echo $a$b", "12\n"),
@@ -142,8 +148,11 @@ def test_command_substitution_really_runs_and_is_logged() -> None:
     phone = make_phone()
     out, _, _ = sh(phone, "echo $(getprop ro.build.version.sdk) `id -u`")
     assert out == "35 2000\n"
-    assert phone.events.commands() == [["getprop", "ro.build.version.sdk"], ["id", "-u"],
-                                       ["echo", "35", "2000"]]
+    assert phone.events.commands() == [
+        ["getprop", "ro.build.version.sdk"],
+        ["id", "-u"],
+        ["echo", "35", "2000"],
+    ]
 
 
 def test_unquoted_metacharacters_execute() -> None:
@@ -175,7 +184,7 @@ def test_unquoted_metacharacters_execute() -> None:
         ("case abc in a*) echo A;; *) echo B;; esac", "A\n", 0),
         ("f() { echo f$1; return 7; }; f 1; echo $?", "f1\n7\n", 0),
         ("x=1; f() { x=2; }; f; echo $x; (x=5); echo $x", "2\n2\n", 0),
-        ("echo a | read x; echo \"[$x]\"", "[]\n", 0),  # pipelines run in subshells
+        ('echo a | read x; echo "[$x]"', "[]\n", 0),  # pipelines run in subshells
         ("echo 'a b' | { read x y; echo \"$y-$x\"; }", "b-a\n", 0),
         ("sleep 1 & echo bg $?", "bg 0\n", 0),
         ("eval 'echo ev; echo $?'", "ev\n0\n", 0),
@@ -188,7 +197,7 @@ def test_control_flow(phone, command: str, stdout: str, status: int) -> None:
     assert (out, st_) == (stdout, status)
 
 
-# -- redirections ---------------------------------------------------------------------------------
+# -- redirections -----
 
 
 def test_redirections_in_order() -> None:
@@ -197,13 +206,17 @@ def test_redirections_in_order() -> None:
     assert sh(phone, "cat < /sdcard/f")[0] == "a\nb\n"
     # fd duplication is applied left to right
     assert sh(phone, "nosuch 2>&1 >/dev/null") == (
-        f"{SH}: nosuch: inaccessible or not found\n", "", 127)
+        f"{SH}: nosuch: inaccessible or not found\n",
+        "",
+        127,
+    )
     assert sh(phone, "nosuch >/dev/null 2>&1") == ("", "", 127)
     assert sh(phone, "echo err >&2") == ("", "err\n", 0)
     assert sh(phone, "echo err 1>&2") == ("", "err\n", 0)
     assert sh(phone, "{ echo o; echo e >&2; } &> /sdcard/both; cat /sdcard/both")[0] == "o\ne\n"
     assert sh(phone, "ls /nope 2>> /sdcard/log; cat /sdcard/log")[0] == (
-        "ls: /nope: No such file or directory\n")
+        "ls: /nope: No such file or directory\n"
+    )
     assert sh(phone, "echo x > /dev/null; echo $?")[0] == "0\n"
     assert sh(phone, "cat <<EOF\nhi $((1+1))\nEOF")[0] == "hi 2\n"
     assert sh(phone, "cat <<'EOF'\nhi $x\nEOF")[0] == "hi $x\n"
@@ -213,15 +226,21 @@ def test_redirections_in_order() -> None:
 def test_redirection_failures_skip_the_command() -> None:
     phone = make_phone()
     assert sh(phone, "echo x > /system/f") == (
-        "", f"{SH}: can't create /system/f: Read-only file system\n", 1)
+        "",
+        f"{SH}: can't create /system/f: Read-only file system\n",
+        1,
+    )
     assert sh(phone, "echo x > /data/f")[1] == f"{SH}: can't create /data/f: Permission denied\n"
     assert sh(phone, "cat < /sdcard/none") == (
-        "", f"{SH}: can't open /sdcard/none: No such file or directory\n", 1)
+        "",
+        f"{SH}: can't open /sdcard/none: No such file or directory\n",
+        1,
+    )
     assert sh(phone, "echo a >&5")[1] == f"{SH}: >&5 : bad file descriptor\n"
     assert ["echo", "x"] not in phone.events.commands()
 
 
-# -- errors ----------------------------------------------------------------------------------------
+# -- errors -----
 
 
 @pytest.mark.parametrize(
@@ -280,20 +299,23 @@ def test_scripts_and_sh_c() -> None:
     assert sh(phone, "sh /data/local/tmp/s.sh arg") == ("script arg\n", "", 3)
     assert sh(phone, "/data/local/tmp/s.sh")[2] == 126  # not executable yet
     assert sh(phone, "chmod 755 /data/local/tmp/s.sh; /data/local/tmp/s.sh x")[::2] == (
-        "script x\n", 3)
+        "script x\n",
+        3,
+    )
     assert sh(phone, "echo 'echo from stdin' | sh")[0] == "from stdin\n"
 
 
 def test_builtins_type_command_which(phone) -> None:
     assert sh(phone, "type echo input")[0] == (
-        "echo is a shell builtin\ninput is a tracked alias for /system/bin/input\n")
+        "echo is a shell builtin\ninput is a tracked alias for /system/bin/input\n"
+    )
     assert sh(phone, "command -v echo input nosuch") == ("echo\n/system/bin/input\n", "", 1)
     assert sh(phone, "which uiautomator nosuch") == ("/system/bin/uiautomator\n", "", 1)
 
 
 def test_interactive_shell_reads_stdin_lines() -> None:
     phone = make_phone()
-    out, err, status = sh(phone, "", stdin=b"echo one\nx=2\necho \"a\nb\" $x\nexit 5\necho no\n")
+    out, err, status = sh(phone, "", stdin=b'echo one\nx=2\necho "a\nb" $x\nexit 5\necho no\n')
     assert (out, status) == ("one\na\nb 2\n", 5)
 
 
@@ -309,22 +331,41 @@ def test_parse_api() -> None:
 _MKSH = shutil.which("mksh") or ("/usr/bin/mksh" if os.path.exists("/usr/bin/mksh") else None)
 
 _DIFF_CASES = [
-    "echo 'a\\nb'", "echo -n x; echo", "echo {a,b}c", "x='{a,b}'; echo $x",
-    "echo \"\\q\\$\\\\\"", "echo $'a\\tb'", "echo a#b #c", "echo `echo \\`echo hi\\``",
-    "set -- a b; echo $# \"$@\"", "echo $((2+3*4)) $((010)) $((-7/2))",
-    "x='a  b'; echo $x \"$x\"", "x=' a : b '; IFS=:; echo $x",
-    "x=abcabc; echo ${x#*b} ${x##*b} ${x%b*} ${x%%b*}", "echo \"${x:-a b}\" ${x:-'q  w'}",
-    "echo a | read x; echo $x", "( exit 3 ); echo $?", "echo 'a\\cb'; echo c",
-    "x=aXbXc; echo ${x/X/-} ${x//X/-}", "echo *:{a{a,b} a\\&[", "echo ~'?' ~",
-    "case x in a|x) echo yes;; esac", "f() { echo f$1; }; f 1",
+    "echo 'a\\nb'",
+    "echo -n x; echo",
+    "echo {a,b}c",
+    "x='{a,b}'; echo $x",
+    'echo "\\q\\$\\\\"',
+    "echo $'a\\tb'",
+    "echo a#b #c",
+    "echo `echo \\`echo hi\\``",
+    'set -- a b; echo $# "$@"',
+    "echo $((2+3*4)) $((010)) $((-7/2))",
+    "x='a  b'; echo $x \"$x\"",
+    "x=' a : b '; IFS=:; echo $x",
+    "x=abcabc; echo ${x#*b} ${x##*b} ${x%b*} ${x%%b*}",
+    "echo \"${x:-a b}\" ${x:-'q  w'}",
+    "echo a | read x; echo $x",
+    "( exit 3 ); echo $?",
+    "echo 'a\\cb'; echo c",
+    "x=aXbXc; echo ${x/X/-} ${x//X/-}",
+    "echo *:{a{a,b} a\\&[",
+    "echo ~'?' ~",
+    "case x in a|x) echo yes;; esac",
+    "f() { echo f$1; }; f 1",
 ]
 
 
 def _real(command: str) -> tuple[str, str, int]:
     with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([_MKSH or "mksh", "-c", command], capture_output=True, cwd=d,
-                           env={"PATH": "/nonexistent", "HOME": "/"}, timeout=10,
-                           stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            [_MKSH or "mksh", "-c", command],
+            capture_output=True,
+            cwd=d,
+            env={"PATH": "/nonexistent", "HOME": "/"},
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        )
     err = r.stderr.decode()
     for prefix in ("E: ", "W: ", ""):
         err = err.replace(f"{prefix}{_MKSH}: ", f"{SH}: ").replace(f"{prefix}mksh: ", f"{SH}: ")
@@ -339,8 +380,7 @@ def test_differential_against_real_mksh(command: str) -> None:
 
 @pytest.mark.skipif(_MKSH is None, reason="mksh is not installed (apt-get install mksh)")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(words=st.lists(st.text(st.sampled_from(list("ab '\"\\$x{},*~=:")), max_size=6),
-                      max_size=4))
+@given(words=st.lists(st.text(st.sampled_from(list("ab '\"\\$x{},*~=:")), max_size=6), max_size=4))
 def test_differential_quoting_fuzz(words: list[str]) -> None:
     command = "x='q w'; echo " + " ".join(words)
     mine = sh(make_phone(), "cd /data/local/tmp; " + command)  # an empty directory, like mksh's

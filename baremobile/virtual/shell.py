@@ -530,7 +530,6 @@ class Lexer:
         return [Lit("$", in_dq)]
 
     def _try_arith(self, in_dq: bool) -> Arith | None:
-        start = self.i
         j = self.i + 2
         depth = 0
         while j < len(self.src):

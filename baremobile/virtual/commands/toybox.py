@@ -912,8 +912,9 @@ def test(p: Proc) -> Gen:
 @command("kill", "killall", "sync", "sum", "setenforce", "chown", "chgrp", "log")
 def accept(p: Proc) -> Gen:
     if p.argv[0] == "log":
-        msg = " ".join(a for a in p.argv[1:] if not a.startswith("-"))
-        p.model.log("I", "log", msg, pid=2000)
+        opts, words = _split_opts(p.argv[1:], "", "tp")
+        prio = str(opts.get("p", "i"))[:1].upper() or "I"
+        p.model.log(prio, str(opts.get("t", "log")), " ".join(words), pid=2000)
     return 0
     yield  # pragma: no cover
 
