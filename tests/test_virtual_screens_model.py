@@ -363,3 +363,92 @@ def test_reset_restores_the_start(tmp_path: Path) -> None:
     assert p.m.screen_on and p.m.current()[0] == "com.google.android.apps.nexuslauncher"
     assert p.m.tasks() == []
     assert bounds(p.windows()[1]) == (0, 0, 1080, 2400)
+
+
+def test_rule_on_a_non_clickable_container_fires(tmp_path: Path) -> None:
+    xml = dump(node(inner=node("android.widget.LinearLayout", "[0,100][1080,400]",
+                               resource_id="com.example.app:id/card",
+                               inner=node("android.widget.Button", "[0,100][540,400]",
+                                          text="Open", clickable="true"))))
+    y = write(tmp_path, """\
+start: main
+apps:
+  - package: com.example.app
+    activity: .Main
+    screens:
+      main:
+        xml: main.xml
+        on:
+          - tap: {id: card}
+            goto: next
+      next: next.xml
+""", {"main.xml": xml, "next.xml": NEXT_XML})
+    p = Phone(ScreenModel.from_scenario(y))
+    p.tap(text="Open")
+    assert p.m.screen_name() == "next" and p.has(text="Hi {name}")
+
+
+VOCAB_XML = dump(node(inner=(
+    node("android.widget.Button", "[0,100][1080,200]", text="Set", clickable="true")
+    + node("android.widget.Button", "[0,200][1080,300]", text="Flip", clickable="true")
+    + node("android.widget.CheckBox", "[0,300][1080,400]", text="Opt", checkable="true",
+           clickable="true",
+           resource_id="com.example.app:id/opt")
+    + node("android.widget.Button", "[0,400][1080,500]", text="Web", clickable="true")
+    + node("android.widget.Button", "[0,500][1080,600]", text="Hold", clickable="true",
+           long_clickable="true")
+    + node("android.widget.Button", "[0,600][1080,700]", text="Away", clickable="true")
+    + node("android.widget.EditText", "[0,700][1080,800]", text="", hint="",
+           resource_id="com.example.app:id/box", clickable="true", focusable="true")
+)))
+
+
+def test_rule_vocabulary(tmp_path: Path) -> None:
+    y = write(tmp_path, """\
+start: main
+apps:
+  - package: com.example.app
+    activity: .Main
+    view: {schemes: [https], screen: web, vars: {where: "{host}"}}
+    screens:
+      main:
+        xml: main.xml
+        on:
+          - tap: Set
+            set_text: {target: {id: box}, text: "at {time}"}
+          - tap: Flip
+            toggle: {id: opt}
+          - tap: Web
+            view: "https://example.net/a"
+          - long_press: Hold
+            do: [{insert: "!"}, recents]
+          - tap: Away
+            do: [home, {launch: com.example.other}]
+      web:
+        xml: web.xml
+  - package: com.example.other
+    activity: .Main
+    screens:
+      other: web.xml
+""", {"main.xml": VOCAB_XML,
+      "web.xml": dump(node(inner=node("android.widget.TextView", "[0,0][9,9]",
+                                      text="on {where}")))})
+    p = Phone(ScreenModel.from_scenario(y, clock=Clock()))
+    p.tap(text="Set")
+    assert p.field("box").get("text") == "at 10:42\u202fAM"
+    p.tap(text="Flip")
+    assert p.find(text="Opt").get("checked") == "true"
+    p.tap(text="Opt")  # a checkable node toggles by itself too
+    assert p.find(text="Opt").get("checked") == "false"
+    p.tap(id="box")
+    x, y_ = center(p.find(text="Hold"))
+    p.m.swipe(x, y_, x, y_, 700)
+    assert p.m.screen_name() == "recents"
+    p.m.key(4)
+    assert p.field("box").get("text") == "at 10:42\u202fAM!"
+    p.tap(text="Web")
+    assert p.has(text="on example.net") and p.m.current()[0] == "com.example.app"
+    p.m.key(4)
+    p.tap(text="Away")
+    assert p.m.current()[0] == "com.example.other"
+    assert [t for t, _ in p.m.tasks()] == ["com.example.other", "com.example.app"]

@@ -1145,7 +1145,33 @@ class ScreenModel:
             for n in desc:
                 if r.selector.matches(shown(n)) or r.selector.matches(n):
                     return r, n
+        ancestors = self._ancestors(inst, src)  # a selector naming a non-clickable container
+        for r in rules:
+            assert r.selector is not None
+            for n in ancestors:
+                if r.selector.matches(shown(n)) or r.selector.matches(n):
+                    return r, n
         return None, None
+
+    @staticmethod
+    def _ancestors(inst: _Inst, target: Node) -> list[Node]:
+        """``target``'s ancestors in ``inst``, nearest first."""
+        def walk(n: Node, acc: list[Node]) -> list[Node] | None:
+            if n is target:
+                return acc
+            acc.append(n)
+            for c in n.children:
+                r = walk(c, acc)
+                if r is not None:
+                    return r
+            acc.pop()
+            return None
+
+        for w in inst.windows:
+            found = walk(w, [])
+            if found is not None:
+                return list(reversed(found))
+        return []
 
     def _recents_tap(self, src: Node) -> None:
         if src.meta.get("clear_all"):
