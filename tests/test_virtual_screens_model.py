@@ -452,3 +452,26 @@ apps:
     p.tap(text="Away")
     assert p.m.current()[0] == "com.example.other"
     assert [t for t, _ in p.m.tasks()] == ["com.example.other", "com.example.app"]
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dumps"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the repo")
+def test_real_dumps_work_as_scenario_screens(tmp_path: Path) -> None:
+    """A sample of real captured dumps, each loaded as a user's one-screen scenario."""
+    files = sorted(CORPUS.glob("*.xml"))[::9]
+    assert files
+    (tmp_path / "s.yaml").write_text(
+        "start: s\napps:\n  - package: com.example.x\n    activity: .M\n"
+        "    screens:\n      s: s.xml\n", encoding="utf-8")
+    for f in files:
+        (tmp_path / "s.xml").write_bytes(f.read_bytes())
+        m = ScreenModel.from_scenario(tmp_path / "s.yaml")
+        root = ET.fromstring(m.dump_xml())
+        for n in root.iter("node"):
+            x1, y1, x2, y2 = bounds(n)
+            assert 0 <= x1 <= x2 <= m.width and 0 <= y1 <= y2 <= m.height, (f.name, n.attrib)
+        m.swipe(m.width // 2, m.height * 3 // 4, m.width // 2, m.height // 4, 300)
+        m.tap(m.width // 2, m.height // 2)
+        ET.fromstring(m.dump_xml())

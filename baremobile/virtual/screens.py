@@ -26,6 +26,7 @@ Every public method is thread-safe; nothing is random; times come from ``clock``
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time as _time
 import unicodedata
@@ -90,17 +91,18 @@ _TOUCH_SLOP = 20  # px: a swipe shorter than this is a tap (or a long press when
 _LONG_PRESS_MS = 500
 
 
-_SCENARIOS: dict[Path, tuple[tuple[tuple[str, int], ...], Scenario]] = {}
+_SCENARIOS: dict[Path, tuple[tuple[tuple[str, str], ...], Scenario]] = {}
 _SCENARIOS_LOCK = threading.Lock()
 
 
-def _stamp(files: Iterable[Path]) -> tuple[tuple[str, int], ...]:
+def _stamp(files: Iterable[Path]) -> tuple[tuple[str, str], ...]:
+    """Each file with a digest of its bytes (timestamps can be too coarse to notice edits)."""
     out = []
     for f in files:
         try:
-            out.append((str(f), f.stat().st_mtime_ns))
+            out.append((str(f), hashlib.blake2b(f.read_bytes(), digest_size=16).hexdigest()))
         except OSError:
-            out.append((str(f), -1))
+            out.append((str(f), ""))
     return tuple(out)
 
 
