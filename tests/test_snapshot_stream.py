@@ -194,7 +194,9 @@ def expect_invalid(data: bytes, **limits) -> InvalidDump:
 
 def test_empty_and_blank_input():
     assert "empty" in expect_invalid(b"").message
-    assert "empty" in expect_invalid(b" \n\xef\xbb\xbf"[:2]).message
+    assert "empty" in expect_invalid(b" \n\t").message
+    assert "empty" in expect_invalid(b"\xef\xbb\xbf\n").message
+    assert "stray bytes" in expect_invalid(b"\xef\xbb").message
 
 
 @pytest.mark.parametrize("cut", [10, 100, len(SAMPLE) // 2, len(SAMPLE) - 8, len(SAMPLE) - 1])

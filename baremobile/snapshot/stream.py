@@ -257,6 +257,11 @@ class StreamPruner:
                 f"not a uiautomator dump: it starts with {text[:80]!r}", device_output=text
             )
         if self._parser is None:
+            if self._head:  # a lone partial BOM
+                raise InvalidDump(
+                    "not a uiautomator dump: it is only a few stray bytes",
+                    device_output=_excerpt(self._head),
+                )
             raise InvalidDump("the dump is empty", device_output="")
         if not self._finished:
             self._parse(b"", True)
