@@ -1844,7 +1844,8 @@ class Shell:
             argv.extend((yield from self.expand_fields(w, io)))
         assigns: list[tuple[str, str]] = []
         for name, w in node.assigns:
-            assigns.append((name, (yield from self.expand_string(w, io, tilde=True))))
+            assigns.append((name, (yield from self.expand_string(w, io, tilde=True,
+                                                                 assign=True))))
         sub_status = self._cmdsub_status
         if not argv:
             for name, value in assigns:
@@ -2065,23 +2066,49 @@ class Shell:
                 result.extend(self._glob(btext, bkinds))
         return result
 
-    def expand_string(self, word: Word, io: IO, *, tilde: bool = False
+    def expand_string(self, word: Word, io: IO, *, tilde: bool = False, assign: bool = False
                       ) -> Generator[Chunk, None, str]:
         """Expansion without splitting or globbing (assignments, redirections, here-docs)."""
-        segs = yield from self.expand_parts(word.parts, io, tilde=tilde)
+        segs = yield from self.expand_parts(word.parts, io, tilde=tilde, assign=assign)
         return "".join(t for t, _ in segs if t is not None)
 
-    def expand_parts(self, parts: list[Part], io: IO, *, tilde: bool = True
-                     ) -> Generator[Chunk, None, list[Seg]]:
+    def _tildes(self, text: str, starts: set[int], last: bool, assign: bool) -> list[Seg]:
+        """Expand ``~`` at the allowed positions (word start, after the first ``=``, and
+        after ``:`` in assignments) when the tilde prefix is empty (no ``~user``)."""
+        home = self.get_var("HOME") or "/"
         segs: list[Seg] = []
+        pos = 0
+        for s0 in sorted(starts):
+            if s0 >= len(text) or text[s0] != "~" or s0 < pos:
+                continue
+            end = s0 + 1
+            stop_chars = "/:" if assign else "/"
+            at_end = end >= len(text)
+            if (at_end and last) or (not at_end and text[end] in stop_chars):
+                segs.append((text[pos:s0], "l"))
+                segs.append((home, "q"))
+                pos = end
+        segs.append((text[pos:], "l"))
+        return [sg for sg in segs if sg[0]] or [("", "l")]
+
+    def expand_parts(self, parts: list[Part], io: IO, *, tilde: bool = True,
+                     assign: bool = False) -> Generator[Chunk, None, list[Seg]]:
+        segs: list[Seg] = []
+        seen_eq = False
         for idx, p in enumerate(parts):
             if isinstance(p, Lit):
                 text = p.text
-                if idx == 0 and tilde and not p.quoted and text.startswith("~"):
-                    head, sep, rest = text.partition("/")
-                    if head == "~" and (sep or len(parts) == 1):
-                        segs.append((self.get_var("HOME") or "/", "q"))
-                        text = sep + rest
+                if tilde and not p.quoted:
+                    starts = {0} if idx == 0 else set()
+                    if assign:
+                        starts |= {k + 1 for k, c in enumerate(text) if c == ":"}
+                    elif not seen_eq and "=" in text:
+                        starts.add(text.index("=") + 1)
+                    if starts and "~" in text:
+                        segs.extend(self._tildes(text, starts, idx == len(parts) - 1, assign))
+                        seen_eq = seen_eq or "=" in text
+                        continue
+                seen_eq = seen_eq or (not p.quoted and "=" in text)
                 segs.append((text, "q" if p.quoted else "l"))
             elif isinstance(p, Param):
                 segs.extend((yield from self._expand_param(p, io)))
