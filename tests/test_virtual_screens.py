@@ -496,9 +496,11 @@ def test_home_shows_app_grid_and_search_bar(phone: Phone) -> None:
 def test_launcher_all_apps_search(phone: Phone) -> None:
     phone.m.swipe(540, 1600, 540, 600, 200)
     assert phone.has(text="Weather") and phone.has(text="Chrome")
+    assert bounds(phone.find(text="Chrome"))[1] == bounds(phone.find(text="Files"))[1]  # a grid
     phone.tap(id="input")
     phone.m.type_text("set")
     assert phone.has(text="Settings") and not phone.has(text="Chrome")
+    assert bounds(phone.find(text="Settings", id="icon"))[:2] == (58, 420)  # the first cell
     phone.tap(text="Settings", id="icon")
     assert phone.m.current()[0] == SETTINGS
 
@@ -657,8 +659,9 @@ def test_power_turns_the_screen_off_and_on(phone: Phone) -> None:
 # -- dumps and screenshots ---------------------------------------------------------------------
 
 
-def check_dump(data: bytes, width: int = 1080, height: int = 2400) -> None:
-    """Well-formed, uiautomator's shape, every node inside the screen."""
+def check_dump(data: bytes, width: int = 1080, height: int = 2400, nested: bool = False) -> None:
+    """Well-formed, uiautomator's shape, every node inside the screen (and, with ``nested``,
+    inside its parent, which the demo's dumps promise)."""
     assert data.startswith(b"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
                            b'<hierarchy rotation="0">')
     assert data.endswith(b"</hierarchy>") and b"\n" not in data
@@ -669,6 +672,10 @@ def check_dump(data: bytes, width: int = 1080, height: int = 2400) -> None:
     for parent in root.iter("node"):
         for i, c in enumerate(parent):
             assert c.get("index") == str(i)
+            if nested:
+                p, b = bounds(parent), bounds(c)
+                assert p[0] <= b[0] and p[1] <= b[1] and b[2] <= p[2] and b[3] <= p[3], (
+                    parent.attrib, c.attrib)
     for n in root.iter("node"):
         keys = list(n.attrib)
         if keys[0] == "NAF":
@@ -680,18 +687,18 @@ def check_dump(data: bytes, width: int = 1080, height: int = 2400) -> None:
 
 def test_dumps_are_well_formed_on_every_demo_screen(phone: Phone) -> None:
     m = phone.m
-    check_dump(m.dump_xml())
+    check_dump(m.dump_xml(), nested=True)
     for pkg in [a.package for a in m.apps() if a.launcher_activity]:
         m.launch(pkg)
-        check_dump(m.dump_xml())
+        check_dump(m.dump_xml(), nested=True)
     m.key(187)
-    check_dump(m.dump_xml())
+    check_dump(m.dump_xml(), nested=True)
     for name, sd in m.scenario.screens.items():  # every screen, pushed directly
         m.reset()
         m.launch(sd.package)
         m._do(type("A", (), {"kind": "goto", "arg": {"screen": name, "vars": {}}})(),  # noqa: SLF001
               m._top(), m._top().windows[0], {})  # type: ignore[union-attr]
-        check_dump(m.dump_xml())
+        check_dump(m.dump_xml(), nested=True)
 
 
 def test_screenshot_is_a_png_of_the_screen(phone: Phone) -> None:

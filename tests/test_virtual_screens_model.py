@@ -320,7 +320,7 @@ def test_random_input_never_breaks_the_dump(seq: list[tuple]) -> None:  # type: 
         else:
             _apply(m, op)
         data = m.dump_xml()
-        check_dump(data)
+        check_dump(data, nested=True)
         m.current()
     png = m.screenshot_png()
     assert png_size(png) == (1080, 2400)

@@ -541,6 +541,9 @@ class ScreenModel:
                     if pr is not None:
                         pr.meta["inst"] = inst.panel
                         r.children.append(pr)
+                        b, pb = r.bounds, pr.bounds  # the window holds its panel
+                        r.bounds = (min(b[0], pb[0]), min(b[1], pb[1]), max(b[2], pb[2]),
+                                    max(b[3], pb[3]))
             out.append(r)
         for d in inst.dialogs:
             self._apply_filters(d)
@@ -736,12 +739,20 @@ class ScreenModel:
             for i, (kind, _label) in enumerate(kinds):
                 if kind == "none":
                     shown[i] = bool(nq) and not any_match
+            column = len({it.bounds[0] for it in items}) == 1
             cursor = items[0].bounds[1]
+            k = 0
             for it, ok in zip(items, shown, strict=True):
                 it.meta["hidden"] = not ok
-                if ok:
+                if not ok:
+                    continue
+                if column:  # a list: stack the visible rows, each keeping its height
                     it.dy = cursor - it.bounds[1]
                     cursor += it.bounds[3] - it.bounds[1] + gap
+                else:  # a grid: the k-th visible item takes the k-th cell
+                    slot = items[k].bounds
+                    it.dx, it.dy = slot[0] - it.bounds[0], slot[1] - it.bounds[1]
+                k += 1
 
     # -- system windows -------------------------------------------------------------------
     def _status_bar(self) -> Node:
