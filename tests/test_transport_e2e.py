@@ -125,7 +125,8 @@ def test_calls_from_many_threads_are_safe(direct):
 def test_server_and_direct_give_the_same_shell_results(real_adb, phone, adb_key, monkeypatch):
     serial = real_adb.connect(phone)
     monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(real_adb.port))
-    via_server = open_transport(serial)
+    assert isinstance(open_transport(serial, keys=[adb_key]), DirectTransport)  # host:port
+    via_server = open_transport(f"adb:{serial}")
     assert isinstance(via_server, ServerTransport)
     direct = DirectTransport(phone.host, phone.port, keys=[adb_key])
     for cmd in COMMANDS:

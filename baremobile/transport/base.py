@@ -123,9 +123,12 @@ class Transport(ABC):
 
 
 def with_sentinel(command: str) -> tuple[str, bytes]:
-    """``command`` followed (on its own line) by an echo of ``$?`` behind a random marker."""
+    """``command`` in a subshell, then an echo of its ``$?`` behind a random marker.
+
+    The subshell keeps an ``exit`` in ``command`` from skipping the echo.
+    """
     marker = f"__bm_rc_{secrets.token_hex(8)}="
-    return f"{command}\necho {marker}$?", marker.encode("ascii")
+    return f"(\n{command}\n)\necho {marker}$?", marker.encode("ascii")
 
 
 def split_sentinel(output: bytes, marker: bytes, command: str = "") -> tuple[bytes, int]:

@@ -312,7 +312,7 @@ class DirectTransport(Transport):
         return self._keys
 
     def _make_transport(self) -> Any:
-        if self.kind == "tcp":
+        if self.usb_serial is None:
             assert self.host is not None
             return FastTcpTransport(
                 self.host, self.port, nodelay=self._nodelay, coalesce=self._coalesce

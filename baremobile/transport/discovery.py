@@ -12,6 +12,7 @@ Device specs (``connect(device=...)``):
 ``"usb"`` / ``"usb:SERIAL"``  adbd directly over USB (``[usb]`` extra).
 ``"virtual"``                 start the built-in virtual phone in this process.
 ``"virtual:FILE.yaml"``       … with your own scenario.
+``"adb:SERIAL"``              force the adb-server route (e.g. ``adb:10.0.0.5:5555``).
 any other string              a serial (``emulator-5554``, ``R58M…``) through the adb server.
 ============================  =============================================================
 """
@@ -165,6 +166,8 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
         return _auto(**options)
     if spec == "virtual" or spec.startswith("virtual:"):
         return _virtual(spec.partition(":")[2] or options.pop("scenario", None), **options)
+    if spec.startswith("adb:"):
+        return _server(spec[4:], **options)
     if spec == "usb" or spec.startswith("usb:"):
         serial = spec.partition(":")[2]
         return _direct(usb_serial=serial, **options)
