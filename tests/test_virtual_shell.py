@@ -382,6 +382,8 @@ def test_differential_against_real_mksh(command: str) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(words=st.lists(st.text(st.sampled_from(list("ab '\"\\$x{},*~=:")), max_size=6), max_size=4))
 def test_differential_quoting_fuzz(words: list[str]) -> None:
+    if "$$" in " ".join(words):
+        return  # process ids differ
     command = "x='q w'; echo " + " ".join(words)
     mine = sh(make_phone(), "cd /data/local/tmp; " + command)  # an empty directory, like mksh's
     real = _real(command)

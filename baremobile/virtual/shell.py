@@ -20,11 +20,10 @@ Three layers, each a plain class:
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import posixpath
 import re
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -2357,11 +2356,6 @@ def _gen_err(text: str) -> Gen:
     return 1
 
 
-def _gen_none() -> Gen:
-    return 0
-    yield  # pragma: no cover
-
-
 # ======================================================================================
 # builtins (the ones that live inside mksh)
 # ======================================================================================
@@ -2695,14 +2689,8 @@ def run_command_line(model: Any, command: str, *, stdin: Any = None,
     shell = Shell(model, cancel=cancel or threading.Event(),
                   pid=pid if pid is not None else model.new_pid())
     io = shell.base_io(Reader(stdin))
-    if command.strip() == "" and "\n" not in command and command == "":
+    if command == "":
         return (yield from shell.repl(io))
     return (yield from shell.run_source(command, io))
 
 
-def iter_output(gen: Gen) -> Iterator[Chunk]:
-    """Drain a chunk generator, discarding its return value (helper for tools)."""
-    yield from gen
-
-
-_ = fnmatch  # kept for callers that want fnmatch-compatible helpers

@@ -111,8 +111,9 @@ def uiautomator(p: Proc) -> Gen:
     if args[0] == "dump":
         return (yield from _dump(p, args[1:]))
     if args[0] == "events":
-        while True:
-            p.sleep(3600)
+        while True:  # prints nothing until the client goes away
+            p.cancel_event.wait(1.0)
+            p.check_cancel()
     if args[0] == "runtest":
         yield err("Error: no test classes found\n")
         return 255
