@@ -30,12 +30,35 @@ from baremobile.errors import (
     UnsupportedText,
 )
 
+import types as _types
+
+from baremobile import snapshot as _snapshot_package
+from baremobile.page import Page, Screenshot, Selector, connect
+from baremobile.page import snapshot as _one_shot_snapshot
+from baremobile.snapshot import Snapshot
 from baremobile.transport.discovery import DeviceInfo, devices
 
 __version__ = "0.1.0.dev0"
 
+
+class _CallableSnapshotPackage(_types.ModuleType):
+    """``baremobile.snapshot`` is both the pipeline package (``baremobile.snapshot.from_xml``)
+    and the one-shot ``baremobile.snapshot(device=None)``: connect, snapshot, close."""
+
+    def __call__(self, device: str | None = None, **options: object) -> Snapshot:
+        return _one_shot_snapshot(device, **options)
+
+
+_snapshot_package.__class__ = _CallableSnapshotPackage
+
 __all__ = [
     "__version__",
+    "Page",
+    "Screenshot",
+    "Selector",
+    "Snapshot",
+    "connect",
+    "snapshot",
     "DeviceInfo",
     "devices",
     "AutomationBusy",

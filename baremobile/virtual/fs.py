@@ -163,6 +163,9 @@ class FileSystem:
         """Create or replace (or append to) a regular file."""
         p = self.normalize(path)
         with self._lock:
+            existing = self._entries.get(p)
+            if existing is not None and stat.S_ISCHR(existing.mode):  # /dev/null swallows writes
+                return
             self._check_writable(p, path)
             parent = posixpath.dirname(p)
             if mkdirs:
@@ -176,8 +179,6 @@ class FileSystem:
             if e is not None and e.is_dir:
                 raise _oserror(errno.EISDIR, path)
             when = self._now() if mtime is None else mtime
-            if e is not None and stat.S_ISCHR(e.mode):  # /dev/null swallows writes
-                return
             if e is None or not append:
                 self._entries[p] = Entry(stat.S_IFREG | (mode & 0o7777), when, bytearray(data))
             else:

@@ -276,7 +276,7 @@ class PhoneModel:
         if screens is None:
             from baremobile.virtual.screens import ScreenModel
 
-            screens = ScreenModel.from_scenario(scenario)
+            screens = ScreenModel.from_scenario(scenario, clock=self.clock)
         self.screens = screens
         self.faults = DumpFaults()
         #: screencap warns on stderr about several displays (as real multi-display phones do)
