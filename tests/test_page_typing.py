@@ -1,0 +1,229 @@
+"""Typing that cannot break and cannot lie, and verbs that run nothing but themselves.
+
+Property tests drive the public API over TCP into the virtual phone, whose mksh-compatible
+shell really executes whatever a quoting bug would let through — and logs every command.
+"""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from baremobile import connect
+from baremobile.device import typing_plan
+from baremobile.errors import InvalidArgument, RefNotFound, UnsupportedText
+
+COMPOSE_ID = "com.google.android.apps.messaging:id/compose_message_text"
+PRINTABLE = string.printable[:95]  # printable ASCII incl. space, no \t\n\r\x0b\x0c
+FAST = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@pytest.fixture
+def conversation(phone, adb_key):
+    """A Page on an open Messages conversation; yields (page, phone)."""
+    with connect(phone.address, keys=[adb_key]) as page:
+        page.launch("com.google.android.apps.messaging")
+        page.snapshot()
+        page.tap({"text": "Alex Kim"})
+        page.snapshot()
+        page.device.props()  # the API level (it decides how clear=True works) is read once
+        yield page, phone
+
+
+def compose(page):
+    (node,) = [n for n in page.find({"id": COMPOSE_ID}) if n.ref is not None]
+    return page.last_snapshot.refs[node.ref]
+
+
+def typed_back(events) -> str:
+    """What the phone was asked to type, rebuilt from its event log."""
+    keys = {62: " ", 66: "\n", 61: "\t"}
+    out = []
+    for e in events:
+        if e.kind == "text":
+            out.append(e["text"])
+        elif e.kind == "key" and e["keycode"] in keys:
+            out.append(keys[e["keycode"]])
+    return "".join(out)
+
+
+@FAST
+@given(text=st.text(alphabet=PRINTABLE, min_size=1, max_size=40))
+@example(text="%s")
+@example(text="a%sb%%s%")
+@example(text="50% sure")
+@example(text="'; reboot; echo '")
+@example(text="$(reboot)`id`$HOME")
+@example(text="-n")
+@example(text="--help")
+@example(text="\\\\n\\")
+@example(text="  two  spaces  ")
+@example(text='"quoted" & piped | > /sdcard/x')
+@example(text="*")
+@example(text="~ # not a comment")
+def test_field_holds_exactly_the_text_and_only_input_ran(conversation, text):
+    page, phone = conversation
+    field = compose(page)
+    since = phone.events.last_seq
+    page.type(field.ref, text, clear=True)
+    ran = phone.events.commands(since=since)
+    expected = [["input", "keycombination", "113", "29"], ["input", "keyevent", "67"]]
+    expected += typing_plan(text)
+    if not field.focused:
+        expected.insert(0, ["input", "tap", *map(str, field.center)])
+    assert ran == expected
+    assert typed_back(phone.events.list(since=since)) == text
+    page.snapshot()
+    assert compose(page).text == text
+
+
+def test_untypable_text_is_refused_before_anything_is_typed(conversation):
+    page, phone = conversation
+    field = compose(page)
+    since = phone.events.last_seq
+    with pytest.raises(UnsupportedText) as exc:
+        page.type(field.ref, "naïve café 😀 ok")
+    assert exc.value.characters == ["ï", "é", "😀"]
+    assert "U+1F600" in str(exc.value)
+    assert phone.events.list(since=since) == []
+
+
+def test_clear_removes_any_length(conversation):
+    page, _ = conversation
+    field = compose(page)
+    page.type(field.ref, "x" * 300)
+    page.snapshot()
+    assert compose(page).text == "x" * 300
+    page.type(compose(page).ref, "short", clear=True)
+    page.snapshot()
+    assert compose(page).text == "short"
+
+
+def test_submit_presses_enter_and_newlines_are_enter(conversation):
+    page, phone = conversation
+    since = phone.events.last_seq
+    page.type(compose(page).ref, "line", submit=True)
+    keys = [e["keycode"] for e in phone.events.list("key", since=since)]
+    assert keys[-1] == 66
+
+
+def test_typing_is_batched_into_one_round_trip(conversation):
+    page, phone = conversation
+    since = phone.events.last_seq
+    page.type(compose(page).ref, "one two three four five")
+    opens = [e for e in phone.events.list("open", since=since)]
+    assert len(opens) == 1  # one shell stream for tap + 5 words + 4 spaces
+
+
+def test_numbers_are_validated_before_any_command(conversation):
+    page, phone = conversation
+    since = phone.events.last_seq
+    for bad in ("1; reboot", float("nan"), float("inf"), True, None, -5):
+        with pytest.raises(InvalidArgument):
+            page.tap_xy(bad, 10)  # type: ignore[arg-type]
+        with pytest.raises(InvalidArgument):
+            page.swipe(0, 0, 10, 10, bad)  # type: ignore[arg-type]
+        with pytest.raises((InvalidArgument, RefNotFound)):
+            page.long_press(1, ms=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        page.scroll(None, "sideways")
+    assert phone.events.commands(since=since) == []
+
+
+# ---------------------------------------------------------------------------------------
+# any string into any verb: only the intended command runs, with that string intact
+# ---------------------------------------------------------------------------------------
+
+anything = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30) | st.sampled_from(
+    ["com.android.settings", "a.b", "https://x.y/?a=1&b=$(id)", "tel:555", "back", "KEYCODE_A",
+     "'$(reboot)'", "-p", "com.example;reboot", "VirtualPhone"]
+)
+
+
+@pytest.fixture
+def page_and_phone(phone, adb_key):
+    with connect(phone.address, keys=[adb_key]) as page:
+        yield page, phone
+
+
+def _only(phone, since, allowed):
+    ran = phone.events.commands(since=since)
+    assert ran in allowed, ran
+
+
+@FAST
+@given(s=anything)
+def test_launch_runs_only_monkey(page_and_phone, s):
+    page, phone = page_and_phone
+    since = phone.events.last_seq
+    try:
+        page.launch(s)
+    except InvalidArgument:
+        pass
+    _only(phone, since, [[], [["monkey", "-p", s, "-c", "android.intent.category.LAUNCHER", "1"]]])
+
+
+@FAST
+@given(s=anything)
+def test_open_url_runs_only_am_start(page_and_phone, s):
+    page, phone = page_and_phone
+    since = phone.events.last_seq
+    try:
+        page.open_url(s)
+    except InvalidArgument:
+        pass
+    except Exception as exc:  # the intent may not resolve; that is the device's answer
+        assert getattr(exc, "code", "") == "COMMAND_FAILED"
+    _only(phone, since, [[], [["am", "start", "-a", "android.intent.action.VIEW", "-d", s]]])
+
+
+@FAST
+@given(s=anything)
+def test_press_runs_only_one_keyevent(page_and_phone, s):
+    page, phone = page_and_phone
+    since = phone.events.last_seq
+    try:
+        page.press(s)
+    except InvalidArgument:
+        _only(phone, since, [[]])
+        return
+    (argv,) = phone.events.commands(since=since)
+    assert argv[:2] == ["input", "keyevent"] and len(argv) == 3 and argv[2].isdigit()
+
+
+@FAST
+@given(key=st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True), s=anything)
+def test_intent_extras_arrive_verbatim(page_and_phone, key, s):
+    page, phone = page_and_phone
+    since = phone.events.last_seq
+    try:
+        page.intent(action="android.intent.action.VIEW", data="https://example.com", extras={key: s})
+    except InvalidArgument:
+        assert "\0" in s
+        _only(phone, since, [[]])
+        return
+    _only(phone, since, [[["am", "start", "-a", "android.intent.action.VIEW",
+                           "-d", "https://example.com", "--es", key, s]]])
+
+
+@FAST
+@given(s=anything)
+def test_logcat_tag_and_selectors_run_nothing_unexpected(page_and_phone, s):
+    page, phone = page_and_phone
+    since = phone.events.last_seq
+    try:
+        page.logcat(tag=s, lines=5)
+    except InvalidArgument:
+        pass
+    _only(phone, since, [[], [["logcat", "-d", "-t", "5", "-s", s]]])
+    since = phone.events.last_seq
+    page.find({"text": s, "desc_contains": s})  # selectors never reach a command line
+    dumps = [c[0] for c in phone.events.commands(since=since)]
+    assert set(dumps) <= {"rm", "uiautomator", "cat"}
