@@ -8,6 +8,9 @@ Everything travels over the ADB wire protocol spoken from Python (no ``adb`` bin
 
 from __future__ import annotations
 
+import types as _types
+
+from baremobile import snapshot as _snapshot_package
 from baremobile.errors import (
     AutomationBusy,
     BaremobileError,
@@ -15,10 +18,10 @@ from baremobile.errors import (
     CommandFailed,
     CommandTimeout,
     DeviceBusy,
-    DevicePermissionDenied,
     DeviceDisconnected,
     DeviceNotFound,
     DeviceNotIdle,
+    DevicePermissionDenied,
     DeviceUnauthorized,
     DumpFailed,
     InvalidArgument,
@@ -29,10 +32,6 @@ from baremobile.errors import (
     RefNotFound,
     UnsupportedText,
 )
-
-import types as _types
-
-from baremobile import snapshot as _snapshot_package
 from baremobile.page import Page, Screenshot, Selector, connect
 from baremobile.page import snapshot as _one_shot_snapshot
 from baremobile.snapshot import Snapshot

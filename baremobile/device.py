@@ -88,8 +88,9 @@ def command_line(argv: Sequence[str]) -> str:
     return " ".join(quote(a) for a in argv)
 
 
-def number(name: str, value: object, *, minimum: float | None = None,
-           maximum: float | None = None) -> int:
+def number(
+    name: str, value: object, *, minimum: float | None = None, maximum: float | None = None
+) -> int:
     """A finite number (int or float, not bool, not str) rounded to an int, in range."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidArgument(f"{name} must be a number, not {value!r}")
@@ -141,7 +142,9 @@ def validate_uri(uri: object) -> str:
 
 def validate_action(action: object) -> str:
     if not isinstance(action, str) or not _ACTION.match(action):
-        raise InvalidArgument(f"{action!r} is not an intent action like 'android.intent.action.VIEW'")
+        raise InvalidArgument(
+            f"{action!r} is not an intent action like 'android.intent.action.VIEW'"
+        )
     return action
 
 
@@ -253,7 +256,9 @@ class Device:
         return self.transport.serial
 
     # -- running things ---------------------------------------------------------------
-    def run(self, argv: Sequence[str], *, timeout: float | None = None, check: bool = True) -> ShellResult:
+    def run(
+        self, argv: Sequence[str], *, timeout: float | None = None, check: bool = True
+    ) -> ShellResult:
         """Run one command (argv, quoted here) and return its result."""
         r = self.transport.shell(command_line(argv), timeout=timeout)
         return r.check() if check else r
@@ -317,7 +322,9 @@ class Device:
         return sorted(line[8:].strip() for line in text.splitlines() if line.startswith("package:"))
 
     # -- the hierarchy ----------------------------------------------------------------
-    def dump_stream(self, *, timeout: float = DUMP_TIMEOUT, path: str = DUMP_PATH) -> Iterator[bytes]:
+    def dump_stream(
+        self, *, timeout: float = DUMP_TIMEOUT, path: str = DUMP_PATH
+    ) -> Iterator[bytes]:
         """Dump the UI hierarchy and yield the XML bytes as they arrive.
 
         One ``exec:`` round trip: ``rm -f P; uiautomator dump P; cat P; rm -f P``. What
@@ -338,14 +345,16 @@ class Device:
                 m = _XML_START.search(head)
                 if m is None:
                     if len(head) > 1 << 20:
-                        raise DumpFailed("uiautomator printed 1 MiB without any XML",
-                                         device_output=head[:500].decode("utf-8", "replace"))
+                        raise DumpFailed(
+                            "uiautomator printed 1 MiB without any XML",
+                            device_output=head[:500].decode("utf-8", "replace"),
+                        )
                     continue
                 prefix = head[: m.start()].decode("utf-8", "replace")
                 err = dump_error(prefix)
                 if err is not None:
                     raise err
-                rest = bytes(head[m.start():])
+                rest = bytes(head[m.start() :])
                 head = None  # type: ignore[assignment]
                 yield rest
             if head is not None:
@@ -359,7 +368,9 @@ class Device:
         data = self.transport.exec_out("screencap -p 2>/dev/null", timeout=timeout)
         if not data.startswith(b"\x89PNG\r\n\x1a\n"):
             said = data[:300].decode("utf-8", "replace").strip()
-            raise CommandFailed(f"screencap did not return a PNG: {said or 'no output'}", output=said)
+            raise CommandFailed(
+                f"screencap did not return a PNG: {said or 'no output'}", output=said
+            )
         return data
 
     # -- input ------------------------------------------------------------------------
@@ -426,8 +437,12 @@ class Device:
         said = (r.stdout + r.stderr).decode("utf-8", "replace")
         if r.exit_code != 0 or "Error:" in said:
             line = next((x for x in said.splitlines() if "Error" in x), said.strip())
-            raise CommandFailed(f"am start failed: {line}", command=command_line(argv),
-                                exit_code=r.exit_code, output=said)
+            raise CommandFailed(
+                f"am start failed: {line}",
+                command=command_line(argv),
+                exit_code=r.exit_code,
+                output=said,
+            )
         return said
 
     def force_stop(self, package: str) -> None:
@@ -460,5 +475,6 @@ def _extra(key: str, value: object) -> list[str]:
         if "\0" in value:
             raise InvalidArgument(f"extra {key!r} contains a NUL character")
         return ["--es", key, value]
-    raise InvalidArgument(f"extra {key!r} must be str, int, float or bool, not {type(value).__name__}")
-
+    raise InvalidArgument(
+        f"extra {key!r} must be str, int, float or bool, not {type(value).__name__}"
+    )

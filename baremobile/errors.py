@@ -70,9 +70,7 @@ class DeviceNotFound(BaremobileError):
         "pass device='host:port' for wireless debugging, or use device='virtual'"
     )
 
-    def __init__(
-        self, message: str, *, tried: Sequence[str] = (), hint: str | None = None
-    ) -> None:
+    def __init__(self, message: str, *, tried: Sequence[str] = (), hint: str | None = None) -> None:
         self.tried = list(tried)
         if self.tried:
             message = f"{message} (tried: {'; '.join(self.tried)})"
@@ -211,7 +209,9 @@ class InvalidDump(DumpFailed):
     """The dump is not a well-formed, safe uiautomator hierarchy."""
 
     code = "INVALID_DUMP"
-    default_hint = "take the snapshot again; if you passed the XML yourself, check it is a complete dump"
+    default_hint = (
+        "take the snapshot again; if you passed the XML yourself, check it is a complete dump"
+    )
 
 
 # --- acting --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Union
+from typing import Any
 
 from baremobile.device import Device, Focus, number, typing_plan, validate_package, validate_uri
 from baremobile.errors import (
@@ -78,10 +78,17 @@ class Selector:
             if v is not None and not isinstance(v, str):
                 raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
         if isinstance(sel.index, bool) or not isinstance(sel.index, int) or sel.index < 0:
-            raise InvalidArgument(f"selector index must be a non-negative integer, not {sel.index!r}")
-        if all(getattr(sel, f) is None for f in ("text", "text_contains", "desc", "desc_contains", "id", "role")):
-            raise InvalidArgument("a selector needs at least one of text, text_contains, desc, "
-                                  "desc_contains, id, role")
+            raise InvalidArgument(
+                f"selector index must be a non-negative integer, not {sel.index!r}"
+            )
+        if all(
+            getattr(sel, f) is None
+            for f in ("text", "text_contains", "desc", "desc_contains", "id", "role")
+        ):
+            raise InvalidArgument(
+                "a selector needs at least one of text, text_contains, desc, "
+                "desc_contains, id, role"
+            )
         return sel
 
     def matches(self, snap: Snapshot) -> list[Node]:
@@ -97,13 +104,16 @@ class Selector:
         return [n for n in found if n.ref is not None] + [n for n in found if n.ref is None]
 
     def __str__(self) -> str:
-        parts = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
-                 if getattr(self, f.name) is not None and not (f.name == "index" and self.index == 0)]
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if getattr(self, f.name) is not None and not (f.name == "index" and self.index == 0)
+        ]
         return "{" + ", ".join(parts) + "}"
 
 
 #: A ref from the last snapshot, or a selector (object or mapping).
-Target = Union[int, Selector, Mapping[str, Any]]
+Target = int | Selector | Mapping[str, Any]
 
 
 # ---------------------------------------------------------------------------------------
@@ -112,7 +122,7 @@ Target = Union[int, Selector, Mapping[str, Any]]
 
 
 class Screenshot:
-    """A PNG of the screen: ``.png`` bytes, ``.width``, ``.height``, ``.save()``; shows in Jupyter."""
+    """A PNG of the screen: ``.png``, ``.width``, ``.height``, ``.save()``; shows in Jupyter."""
 
     __slots__ = ("png", "width", "height")
 
@@ -181,8 +191,12 @@ class Page:
     def __enter__(self) -> Page:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -204,8 +218,15 @@ class Page:
         repeated until two in a row are identical (animations settled) or ``timeout``
         passes (then the last one is returned).
         """
-        limits = {k: v for k, v in (("max_chars", max_chars), ("max_depth", max_depth),
-                                     ("max_nodes", max_nodes)) if v is not None}
+        limits = {
+            k: v
+            for k, v in (
+                ("max_chars", max_chars),
+                ("max_depth", max_depth),
+                ("max_nodes", max_nodes),
+            )
+            if v is not None
+        }
         with self._lock:
             deadline = time.monotonic() + timeout
             snap = self._dump(limits, timeout)
@@ -225,7 +246,9 @@ class Page:
             pruner.feed(chunk)
         return pruner.close()
 
-    def find(self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any) -> list[Node]:
+    def find(
+        self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any
+    ) -> list[Node]:
         """Elements of the last snapshot (taken now if there is none) matching a selector."""
         sel = Selector.of(selector if selector is not None else fields_)
         with self._lock:
@@ -235,18 +258,23 @@ class Page:
     # -- resolving targets --------------------------------------------------------------
     def _ref(self, ref: int) -> RefNode:
         if self._last is None:
-            raise RefNotFound(f"ref {ref}: there is no snapshot yet",
-                              hint="call page.snapshot() and use a ref from it")
+            raise RefNotFound(
+                f"ref {ref}: there is no snapshot yet",
+                hint="call page.snapshot() and use a ref from it",
+            )
         try:
             return self._last.refs[ref]
         except KeyError:
             n = len(self._last.refs)
             raise RefNotFound(
-                f"ref {ref} is not in the last snapshot (it has refs 1–{n})" if n
+                f"ref {ref} is not in the last snapshot (it has refs 1–{n})"
+                if n
                 else f"ref {ref} is not in the last snapshot (it has no refs)"
             ) from None
 
-    def _target(self, target: Target) -> tuple[tuple[int, int], tuple[int, int, int, int], RefNode | None]:
+    def _target(
+        self, target: Target
+    ) -> tuple[tuple[int, int], tuple[int, int, int, int], RefNode | None]:
         """(tap point, bounds, RefNode or None) for a ref or a selector."""
         if isinstance(target, bool):
             raise InvalidArgument(f"a ref is a number from the snapshot, not {target!r}")
@@ -269,9 +297,13 @@ class Page:
                     return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
                 if attempt == 0 and self._last is None:
                     break
-            raise RefNotFound(f"nothing on screen matches {sel}",
-                              hint="take a snapshot and check the element's text, desc or id")
-        raise InvalidArgument(f"target must be a ref (int) or a selector, not {type(target).__name__}")
+            raise RefNotFound(
+                f"nothing on screen matches {sel}",
+                hint="take a snapshot and check the element's text, desc or id",
+            )
+        raise InvalidArgument(
+            f"target must be a ref (int) or a selector, not {type(target).__name__}"
+        )
 
     # -- acting -------------------------------------------------------------------------
     def tap(self, target: Target) -> None:
@@ -296,21 +328,26 @@ class Page:
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, ms: int = 300) -> None:
         """Swipe between two screen points over ``ms`` milliseconds."""
-        pts = [number(n, v, minimum=0, maximum=100_000)
-               for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2))]
+        pts = [
+            number(n, v, minimum=0, maximum=100_000)
+            for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2))
+        ]
         d = number("ms", ms, minimum=1, maximum=60_000)
         with self._lock:
             self.device.swipe(*pts, d)
 
-    def scroll(self, target: Target | None, direction: str = "down", amount: float = 0.6,
-               ms: int = 400) -> None:
+    def scroll(
+        self, target: Target | None, direction: str = "down", amount: float = 0.6, ms: int = 400
+    ) -> None:
         """Scroll inside an element (or the screen when ``target`` is None).
 
         ``direction`` is where the content should go: ``"down"`` reveals what is below.
         ``amount`` is the fraction of the element's height (or width) to move (0–1].
         """
         if direction not in _DIRECTIONS:
-            raise InvalidArgument(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}")
+            raise InvalidArgument(
+                f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}"
+            )
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 < amount <= 1:
             raise InvalidArgument(f"amount must be a fraction in (0, 1], not {amount!r}")
         d = number("ms", ms, minimum=1, maximum=10_000)
@@ -357,8 +394,10 @@ class Page:
 
     def _clear_commands(self, node: RefNode | None) -> list[list[str]]:
         if self.device.api_level >= 33:  # select all, then delete: any length
-            return [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
-                    ["input", "keyevent", str(KEYCODES["DEL"])]]
+            return [
+                ["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
+                ["input", "keyevent", str(KEYCODES["DEL"])],
+            ]
         # older Android: go to the end and delete backwards, at least what the dump showed
         n = max(len(node.text) if node is not None else 0, 1) + 8
         dels = [str(KEYCODES["DEL"])] * n
@@ -404,9 +443,15 @@ class Page:
     ) -> str:
         """Start an activity with an explicit intent (``am start``); returns am's output."""
         with self._lock:
-            return self.device.start_activity(action=action, data=data, extras=extras,
-                                              component=component, categories=categories,
-                                              package=package, flags=flags)
+            return self.device.start_activity(
+                action=action,
+                data=data,
+                extras=extras,
+                component=component,
+                categories=categories,
+                package=package,
+                flags=flags,
+            )
 
     def screenshot(self) -> Screenshot:
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""
@@ -419,10 +464,17 @@ class Page:
         if not isinstance(text, str) or not text:
             raise InvalidArgument("wait_for_text needs a non-empty string")
         needle = text.casefold()
-        return self._poll(lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval)
+        return self._poll(
+            lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval
+        )
 
-    def wait_for(self, selector: Selector | Mapping[str, Any], *, timeout: float = 10.0,
-                 interval: float = 0.5) -> Node:
+    def wait_for(
+        self,
+        selector: Selector | Mapping[str, Any],
+        *,
+        timeout: float = 10.0,
+        interval: float = 0.5,
+    ) -> Node:
         """Snapshot until an element matches; return it."""
         sel = Selector.of(selector)
         snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout, interval)
@@ -434,20 +486,30 @@ class Page:
 
     def _poll(self, ok: Any, what: str, timeout: float, interval: float) -> Snapshot:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-            raise InvalidArgument(f"timeout must be a non-negative number of seconds, not {timeout!r}")
+            raise InvalidArgument(
+                f"timeout must be a non-negative number of seconds, not {timeout!r}"
+            )
         deadline = time.monotonic() + timeout
         while True:
             snap = self.snapshot()
             if ok(snap):
                 return snap
             if time.monotonic() + interval > deadline:
-                raise CommandTimeout(f"{what} did not appear within {timeout:g} s",
-                                     hint="check the last snapshot (page.last_snapshot); "
-                                     "the screen may need scrolling or a different selector")
+                raise CommandTimeout(
+                    f"{what} did not appear within {timeout:g} s",
+                    hint="check the last snapshot (page.last_snapshot); "
+                    "the screen may need scrolling or a different selector",
+                )
             time.sleep(interval)
 
-    def scroll_until(self, selector: Selector | Mapping[str, Any], target: Target | None = None,
-                     *, direction: str = "down", max_scrolls: int = 10) -> Node:
+    def scroll_until(
+        self,
+        selector: Selector | Mapping[str, Any],
+        target: Target | None = None,
+        *,
+        direction: str = "down",
+        max_scrolls: int = 10,
+    ) -> Node:
         """Scroll ``target`` (or the screen) until an element matches; return it."""
         sel = Selector.of(selector)
         limit = number("max_scrolls", max_scrolls, minimum=0, maximum=200)
@@ -462,8 +524,10 @@ class Page:
                 snap = self.snapshot()
                 if snap.text == before:  # reached the end
                     break
-            raise RefNotFound(f"nothing matching {sel} after scrolling {direction}",
-                              hint="the element may be elsewhere: try the other direction")
+            raise RefNotFound(
+                f"nothing matching {sel} after scrolling {direction}",
+                hint="the element may be elsewhere: try the other direction",
+            )
 
     # -- the device ---------------------------------------------------------------------
     def device_info(self) -> dict[str, Any]:
@@ -480,7 +544,9 @@ class Page:
                 "android": props.get("ro.build.version.release", ""),
                 "api_level": self.device.api_level,
                 "screen": {"width": w, "height": h, "density": self.device.density()},
-                "foreground": {"package": focus.package, "activity": focus.activity} if focus else None,
+                "foreground": {"package": focus.package, "activity": focus.activity}
+                if focus
+                else None,
             }
 
     def foreground(self) -> Focus | None:
@@ -531,4 +597,3 @@ def snapshot(device: str | None = None, **options: Any) -> Snapshot:
     """One-shot: connect, snapshot, close."""
     with connect(device, **options) as page:
         return page.snapshot()
-

@@ -63,12 +63,16 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="bm-bench-"))
     key = ensure_key(home / ".android" / "adbkey")
     rows: list[tuple[str, list[float]]] = []
-    with VirtualPhone(port=free_port(), auth="known-keys", trusted_keys=[key.GetPublicKey()]) as phone:
+    with VirtualPhone(
+        port=free_port(), auth="known-keys", trusted_keys=[key.GetPublicKey()]
+    ) as phone:
         cmd = lambda i: f"input tap {100 + i % 800} {300 + i % 1500}"  # noqa: E731
 
         direct = DirectTransport(phone.host, phone.port, keys=[key])
         direct.connect()
-        rows.append(("baremobile direct", timed(lambda i: direct.shell(cmd(i)).check(), args.calls)))
+        rows.append(
+            ("baremobile direct", timed(lambda i: direct.shell(cmd(i)).check(), args.calls))
+        )
         direct.close()
 
         from adb_shell.adb_device import AdbDeviceTcp
@@ -84,8 +88,13 @@ def main() -> int:
         else:
             port = free_port()
             env = {**os.environ, "HOME": str(home), "ANDROID_ADB_SERVER_PORT": str(port)}
-            run = lambda *a: subprocess.run([adb, "-P", str(port), *a], env=env,  # noqa: E731
-                                            capture_output=True, check=True)
+            def run(*a):
+                return subprocess.run(
+                            [adb, "-P", str(port), *a],
+                            env=env,  # noqa: E731
+                            capture_output=True,
+                            check=True,
+                        )
             run("start-server")
             try:
                 run("connect", phone.address)
@@ -94,11 +103,17 @@ def main() -> int:
                         break
                     time.sleep(0.05)
                 server = ServerTransport(phone.address, client=AdbServerClient(port=port))
-                rows.append(("adb server socket", timed(lambda i: server.shell(cmd(i)).check(), args.calls)))
-                rows.append((
-                    "adb subprocess",
-                    timed(lambda i: run("-s", phone.address, "shell", *cmd(i).split()), args.calls),
-                ))
+                rows.append(
+                    ("adb server socket", timed(lambda i: server.shell(cmd(i)).check(), args.calls))
+                )
+                rows.append(
+                    (
+                        "adb subprocess",
+                        timed(
+                            lambda i: run("-s", phone.address, "shell", *cmd(i).split()), args.calls
+                        ),
+                    )
+                )
             finally:
                 run("kill-server")
         taps = len(phone.events.list("tap"))
@@ -106,12 +121,18 @@ def main() -> int:
 
     base = dict(rows).get("adb subprocess")
     base_med = statistics.median(base) if base else None
-    print(f"\n{'':20}{'calls':>7}{'median ms':>11}{'p95 ms':>9}{'total s':>9}{'speedup vs adb subprocess':>28}")
+    print(
+        f"\n{'':20}{'calls':>7}{'median ms':>11}{'p95 ms':>9}{'total s':>9}"
+        f"{'speedup vs adb subprocess':>28}"
+    )
     for name, samples in rows:
         med = statistics.median(samples)
         p95 = sorted(samples)[int(0.95 * (len(samples) - 1))]
         ratio = f"{base_med / med:.1f}x" if base_med else "n/a"
-        print(f"{name:20}{len(samples):>7}{med * 1000:>11.2f}{p95 * 1000:>9.2f}{sum(samples):>9.2f}{ratio:>28}")
+        print(
+            f"{name:20}{len(samples):>7}{med * 1000:>11.2f}{p95 * 1000:>9.2f}"
+            f"{sum(samples):>9.2f}{ratio:>28}"
+        )
     print(f"\nthe phone logged {taps} taps")
     return 0
 

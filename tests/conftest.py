@@ -107,7 +107,9 @@ class RealAdb:
         self.env.pop("ADB_SERVER_SOCKET", None)
         self.env.pop("ANDROID_SERIAL", None)
 
-    def run(self, *args: str, timeout: float = 30, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        self, *args: str, timeout: float = 30, input: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [self.binary, "-P", str(self.port), *args],
             env=self.env,
@@ -119,7 +121,9 @@ class RealAdb:
 
     def ok(self, *args: str, timeout: float = 30) -> bytes:
         r = self.run(*args, timeout=timeout)
-        assert r.returncode == 0, f"adb {' '.join(args)} failed ({r.returncode}): {r.stderr!r} {r.stdout!r}"
+        assert r.returncode == 0, (
+            f"adb {' '.join(args)} failed ({r.returncode}): {r.stderr!r} {r.stdout!r}"
+        )
         return r.stdout
 
     @property

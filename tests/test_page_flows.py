@@ -36,9 +36,15 @@ def test_open_settings_and_read_it(page, phone):
         assert label in snap.text
     (label,) = page.find(text="Network & internet")
     x1, y1, x2, y2 = label.vis
-    rows = [r for r in snap.refs.values()
-            if r.clickable and r.bounds[0] <= x1 and r.bounds[1] <= y1
-            and r.bounds[2] >= x2 and r.bounds[3] >= y2]
+    rows = [
+        r
+        for r in snap.refs.values()
+        if r.clickable
+        and r.bounds[0] <= x1
+        and r.bounds[1] <= y1
+        and r.bounds[2] >= x2
+        and r.bounds[3] >= y2
+    ]
     assert rows, "the label sits inside a tappable row with a ref"
     (start,) = phone.events.list("start")
     assert start["package"] == SETTINGS
@@ -77,8 +83,11 @@ def test_scroll_a_long_list(page, phone):
     lst = page.find(role="List")[0]
     page.scroll(lst.ref, "down")
     after = page.snapshot()
-    new = [t for t in ("Security & privacy", "Accessibility", "System", "About phone")
-           if t in after.text and t not in before.text]
+    new = [
+        t
+        for t in ("Security & privacy", "Accessibility", "System", "About phone")
+        if t in after.text and t not in before.text
+    ]
     assert new, after.text
     assert "Network & internet" not in after.text  # scrolled off the top
     (swipe,) = phone.events.list("swipe")
@@ -240,7 +249,9 @@ def test_wait_for_text_and_selectors(page):
     snap = page.wait_for_text("network & INTERNET", timeout=2)
     assert "Network & internet" in snap.text
     node = page.wait_for({"text": "Connected devices"}, timeout=2)
-    assert node.text == "Connected devices" or "Connected devices" in (node.attrs or {}).get("text", "")
+    assert node.text == "Connected devices" or "Connected devices" in (node.attrs or {}).get(
+        "text", ""
+    )
     with pytest.raises(CommandTimeout):
         page.wait_for_text("never shown", timeout=0.3, interval=0.1)
     assert page.wait_stable(timeout=2).text == page.snapshot().text

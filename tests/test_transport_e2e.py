@@ -197,7 +197,9 @@ def test_unreachable_address_is_device_disconnected():
 
 
 def test_known_key_is_accepted(adb_key):
-    with VirtualPhone(port=free_port(), auth="known-keys", trusted_keys=[adb_key.GetPublicKey()]) as ph:
+    with VirtualPhone(
+        port=free_port(), auth="known-keys", trusted_keys=[adb_key.GetPublicKey()]
+    ) as ph:
         t = DirectTransport(ph.host, ph.port, keys=[adb_key], auth_timeout=1)
         assert t.shell("echo in").stdout == b"in\n"
         (ev,) = ph.events.list("connect")
@@ -209,7 +211,10 @@ def test_unknown_key_is_unauthorized_until_allowed(adb_key, no_thread_leaks):
     prompts: list[str] = []
     with VirtualPhone(port=free_port(), auth="known-keys") as ph:
         t = DirectTransport(
-            ph.host, ph.port, keys=[adb_key], auth_timeout=0.4,
+            ph.host,
+            ph.port,
+            keys=[adb_key],
+            auth_timeout=0.4,
             on_auth_prompt=lambda tr: prompts.append(tr.serial),
         )
         t0 = time.monotonic()

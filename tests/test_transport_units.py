@@ -54,7 +54,8 @@ def test_missing_pub_is_derived_and_pkcs1_keys_load(tmp_path, adb_key):
     import rsa
 
     priv = rsa.PrivateKey.load_pkcs1(
-        adb_key._key.save_pkcs1("PEM"), "PEM"  # the same key, as PKCS#1 PEM
+        adb_key._key.save_pkcs1("PEM"),
+        "PEM",  # the same key, as PKCS#1 PEM
     )
     p = tmp_path / "legacy"
     p.write_bytes(priv.save_pkcs1("PEM"))

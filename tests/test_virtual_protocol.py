@@ -255,8 +255,20 @@ def test_flow_control_one_write_in_flight(phone, adb_key):
 # adb-shell (the product's client library) against the virtual phone
 # ---------------------------------------------------------------------------------------
 
-BOUNDARY_SIZES = [0, 1, 4095, 4096, 4097, 65535, 65536, 65537, 1024 * 1024 - 1, 1024 * 1024,
-                  1024 * 1024 + 1, 2 * 1024 * 1024 + 3]
+BOUNDARY_SIZES = [
+    0,
+    1,
+    4095,
+    4096,
+    4097,
+    65535,
+    65536,
+    65537,
+    1024 * 1024 - 1,
+    1024 * 1024,
+    1024 * 1024 + 1,
+    2 * 1024 * 1024 + 3,
+]
 
 
 @pytest.fixture
@@ -269,8 +281,13 @@ def adbshell_device(phone, adb_key):
     dev.close()
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(size=st.one_of(st.sampled_from(BOUNDARY_SIZES), st.integers(0, 1_100_000)), seed=st.integers(0, 255))
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    size=st.one_of(st.sampled_from(BOUNDARY_SIZES), st.integers(0, 1_100_000)),
+    seed=st.integers(0, 255),
+)
 def test_payloads_across_maxdata_boundaries_arrive_intact(adbshell_device, phone, size, seed):
     data = bytes((seed + i * 7) & 0xFF for i in range(size))
     adbshell_device.push(io.BytesIO(data), "/data/local/tmp/blob")

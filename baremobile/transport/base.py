@@ -95,7 +95,9 @@ class Transport(ABC):
         return b"".join(self.stream(command, timeout=timeout))
 
     @abstractmethod
-    def push(self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None) -> None:
+    def push(
+        self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
+    ) -> None:
         """Write ``data`` to ``path`` on the device (sync ``SEND``)."""
 
     @abstractmethod
@@ -139,7 +141,8 @@ def split_sentinel(output: bytes, marker: bytes, command: str = "") -> tuple[byt
             f"`{command}` did not finish normally (no exit status came back)",
             command=command,
             output=output.decode("utf-8", "replace"),
-            hint="the command line may be malformed for the device's shell, or the shell was killed",
+            hint="the command line may be malformed for the device's shell, "
+            "or the shell was killed",
         )
     tail = output[idx + len(marker) :].strip()
     try:

@@ -86,7 +86,8 @@ def parse_banner(banner: str) -> tuple[dict[str, str], frozenset[str]]:
 
 
 _KNOWN = frozenset(
-    int.from_bytes(c, "little") for c in (b"SYNC", b"CNXN", b"AUTH", b"OPEN", b"OKAY", b"CLSE", b"WRTE", b"STLS")
+    int.from_bytes(c, "little")
+    for c in (b"SYNC", b"CNXN", b"AUTH", b"OPEN", b"OKAY", b"CLSE", b"WRTE", b"STLS")
 )
 
 
@@ -180,7 +181,9 @@ class FastTcpTransport(TcpTransport):
         except (BlockingIOError, InterruptedError):
             return b""
         except OSError as exc:
-            raise DeviceDisconnected(f"connection to {self._host}:{self._port} lost: {exc}") from None
+            raise DeviceDisconnected(
+                f"connection to {self._host}:{self._port} lost: {exc}"
+            ) from None
         if not data:
             raise DeviceDisconnected(f"{self._host}:{self._port} closed the connection")
         self.sniffer.feed(data)
@@ -446,8 +449,12 @@ class DirectTransport(Transport):
                 self._connect()
             try:
                 self._device.push(  # type: ignore[union-attr]
-                    io.BytesIO(data), path, st_mode=0o100000 | mode, mtime=int(time.time()),
-                    transport_timeout_s=t, read_timeout_s=t,
+                    io.BytesIO(data),
+                    path,
+                    st_mode=0o100000 | mode,
+                    mtime=int(time.time()),
+                    transport_timeout_s=t,
+                    read_timeout_s=t,
                 )
             except BaseException as exc:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):

@@ -108,8 +108,7 @@ def _emulator_devices(tried: list[str], timeout: float) -> list[DeviceInfo]:
         if _port_open("127.0.0.1", p, timeout)
     ]
     tried.append(
-        f"local emulator ports {EMULATOR_PORTS[0]}-{EMULATOR_PORTS[-1]}: "
-        f"{len(found)} open"
+        f"local emulator ports {EMULATOR_PORTS[0]}-{EMULATOR_PORTS[-1]}: {len(found)} open"
     )
     return found
 
@@ -223,7 +222,9 @@ def _server(serial: str, **options: Any) -> ServerTransport:
     if match.state in ("unauthorized", "authorizing"):
         raise DeviceUnauthorized(f"{serial} has not authorized this computer yet")
     if match.state != "device":
-        raise DeviceNotFound(f"{serial} is {match.state}", hint="reconnect it, or wait for it to boot")
+        raise DeviceNotFound(
+            f"{serial} is {match.state}", hint="reconnect it, or wait for it to boot"
+        )
     timeout = options.get("timeout")
     return ServerTransport(serial, client=client, **({"timeout": timeout} if timeout else {}))
 

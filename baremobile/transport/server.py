@@ -44,7 +44,7 @@ _SYNC_DATA_MAX = 64 * 1024
 
 
 def server_address() -> tuple[str, int]:
-    """Where adb clients look for the server: ``ADB_SERVER_SOCKET`` / ``ANDROID_ADB_SERVER_PORT``."""
+    """Where adb clients find the server: ``ADB_SERVER_SOCKET`` / ``ANDROID_ADB_SERVER_PORT``."""
     spec = os.environ.get("ADB_SERVER_SOCKET", "")
     if spec.startswith("tcp:"):
         rest = spec[4:]
@@ -179,7 +179,9 @@ class AdbServerClient:
             raise _translate_fail(serial, exc) from None
         except TimeoutError:
             sock.close()
-            raise CommandTimeout(f"{serial}: '{service}' was not accepted within {timeout:g} s") from None
+            raise CommandTimeout(
+                f"{serial}: '{service}' was not accepted within {timeout:g} s"
+            ) from None
         except BaseException:
             sock.close()
             raise
@@ -293,7 +295,9 @@ class ServerTransport(Transport):
                         break
                     elif ident == b"FAIL":
                         msg = AdbServerClient._recv_exact(sock, length).decode("utf-8", "replace")
-                        raise CommandFailed(f"pull of {path} failed on the device: {msg}", output=msg)
+                        raise CommandFailed(
+                            f"pull of {path} failed on the device: {msg}", output=msg
+                        )
                     else:
                         raise DeviceDisconnected(f"pull of {path}: unexpected sync reply {ident!r}")
                 sock.sendall(b"QUIT" + struct.pack("<I", 0))

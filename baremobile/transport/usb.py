@@ -60,7 +60,9 @@ def map_usb_error(exc: BaseException, serial: str = "") -> BaremobileError | Non
     ):
         return DeviceDisconnected(f"{who} is gone (unplugged or rebooting)")
     if name == "UsbDeviceNotFoundError":
-        return DeviceNotFound(f"no ADB device found on USB{f' with serial {serial}' if serial else ''}")
+        return DeviceNotFound(
+            f"no ADB device found on USB{f' with serial {serial}' if serial else ''}"
+        )
     if name in ("UsbReadFailedError", "UsbWriteFailedError", "USBErrorIO", "USBErrorPipe"):
         return DeviceDisconnected(f"USB transfer with {who} failed ({exc})")
     return None
@@ -82,7 +84,9 @@ def open_usb_transport(serial: str | None, *, timeout: float = 10.0) -> Any:
     """
     usb_transport = _import_usb_transport()
     try:
-        return _ClaimMapped(usb_transport.find_adb(serial=serial, default_transport_timeout_s=timeout), serial or "")
+        return _ClaimMapped(
+            usb_transport.find_adb(serial=serial, default_transport_timeout_s=timeout), serial or ""
+        )
     except Exception as exc:
         mapped = map_usb_error(exc, serial or "")
         if mapped is not None:

@@ -92,7 +92,9 @@ class Faults:
         self._lock = threading.Lock()
         self._rules: list[FaultRule] = []
 
-    def add(self, kind: str, *, service: str = "", after_bytes: int = 0, count: int = 1) -> FaultRule:
+    def add(
+        self, kind: str, *, service: str = "", after_bytes: int = 0, count: int = 1
+    ) -> FaultRule:
         """Arm a fault; returns the rule (its ``hits`` counts how often it fired)."""
         if kind not in self.KINDS:
             raise ValueError(f"fault kind must be one of {', '.join(self.KINDS)}, not {kind!r}")
@@ -238,7 +240,9 @@ class _Stream:
     def _fire(self, rule: FaultRule) -> None:
         self.fault = None
         if rule.kind == "drop":
-            log.info("fault: dropping connection on %s after %d bytes", self.service, self.sent_bytes)
+            log.info(
+                "fault: dropping connection on %s after %d bytes", self.service, self.sent_bytes
+            )
             self.conn.kill("fault: drop", abortive=True)
         else:
             log.info("fault: corrupt message on %s", self.service)

@@ -175,7 +175,7 @@ class KeyStore:
         return [self.trust(key)]
 
     def revoke_all(self) -> None:
-        """"Revoke USB debugging authorizations"."""
+        """ "Revoke USB debugging authorizations"."""
         with self._lock:
             self._trusted.clear()
 

@@ -93,7 +93,7 @@ class FileSystem:
             path = "/" + path.lstrip("/")
         for alias, target in _ALIASES.items():
             if path == alias or path.startswith(alias + "/"):
-                path = target + path[len(alias):]
+                path = target + path[len(alias) :]
                 break
         return path
 
@@ -128,8 +128,8 @@ class FileSystem:
             prefix = p.rstrip("/") + "/"
             out = []
             for name, entry in self._entries.items():
-                if name != p and name.startswith(prefix) and "/" not in name[len(prefix):]:
-                    out.append((name[len(prefix):], entry))
+                if name != p and name.startswith(prefix) and "/" not in name[len(prefix) :]:
+                    out.append((name[len(prefix) :], entry))
             return sorted(out)
 
     def read(self, path: str) -> bytes:

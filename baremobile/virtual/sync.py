@@ -105,8 +105,18 @@ class SyncSession:
                 return _STAT_V2.pack(ident, errno.ENOENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             uid = 2000 if not stat.S_ISDIR(e.mode) else 1000
             return _STAT_V2.pack(
-                ident, 0, 0xFD00, zlib.crc32(arg.encode()) & 0xFFFFFF, e.mode, 1, uid, uid,
-                e.size, e.mtime, e.mtime, e.mtime,
+                ident,
+                0,
+                0xFD00,
+                zlib.crc32(arg.encode()) & 0xFFFFFF,
+                e.mode,
+                1,
+                uid,
+                uid,
+                e.size,
+                e.mtime,
+                e.mtime,
+                e.mtime,
             )
         if ident == b"LIST":
             return self._list(arg)
