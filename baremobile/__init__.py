@@ -30,6 +30,7 @@ from baremobile.errors import (
     NullRootNode,
     ProtocolError,
     RefNotFound,
+    ServiceRefused,
     UnsupportedText,
 )
 from baremobile.page import Page, Screenshot, Selector, connect
@@ -78,5 +79,6 @@ __all__ = [
     "NullRootNode",
     "ProtocolError",
     "RefNotFound",
+    "ServiceRefused",
     "UnsupportedText",
 ]

@@ -28,6 +28,7 @@ from baremobile.errors import (
     CommandFailed,
     DumpFailed,
     InvalidArgument,
+    ServiceRefused,
     UnsupportedText,
 )
 from baremobile.keycodes import KEYCODES
@@ -334,7 +335,15 @@ class Device:
         """
         p = quote(path)
         cmd = f"rm -f {p}; uiautomator dump {p}; cat {p}; rm -f {p}"
-        stream = self.transport.stream(cmd, timeout=timeout)
+        try:
+            yield from self._xml_after_status(self.transport.stream(cmd, timeout=timeout))
+        except ServiceRefused as exc:
+            raise DumpFailed(
+                f"the device would not run uiautomator: {exc.message}", device_output=exc.message
+            ) from None
+
+    def _xml_after_status(self, stream: Iterator[bytes]) -> Iterator[bytes]:
+        """Pass the XML through; check what uiautomator printed before it."""
         with contextlib.closing(stream):  # type: ignore[type-var]
             head = bytearray()
             for chunk in stream:

@@ -25,6 +25,7 @@ __all__ = [
     "ProtocolError",
     "CommandTimeout",
     "CommandFailed",
+    "ServiceRefused",
     "DumpFailed",
     "DeviceNotIdle",
     "NullRootNode",
@@ -162,6 +163,13 @@ class CommandFailed(BaremobileError):
         self.exit_code = exit_code
         self.output = output
         super().__init__(message, hint=hint)
+
+
+class ServiceRefused(CommandFailed):
+    """adbd refused to open a service (an old device, or a service it does not offer)."""
+
+    code = "SERVICE_REFUSED"
+    default_hint = "the device does not offer this; check its Android version and features"
 
 
 # --- snapshots -----------------------------------------------------------------------

@@ -292,3 +292,14 @@ def test_cable_pulled_between_calls(direct, phone, no_thread_leaks):
     with pytest.raises(DeviceDisconnected):
         direct.shell("echo lost", timeout=3)
     assert direct.shell("echo again").stdout == b"again\n"
+
+
+def test_refused_service_fails_at_once_not_after_the_timeout(direct, phone, no_thread_leaks):
+    from baremobile.errors import ServiceRefused
+
+    phone.faults.add("refuse", service="echo nope")
+    t0 = time.monotonic()
+    with pytest.raises(ServiceRefused, match="refused to open"):
+        direct.shell("echo nope", timeout=10)
+    assert time.monotonic() - t0 < 2
+    assert direct.shell("echo yes").stdout == b"yes\n"

@@ -46,6 +46,7 @@ from baremobile.errors import (
     DeviceDisconnected,
     DeviceUnauthorized,
     ProtocolError,
+    ServiceRefused,
 )
 from baremobile.transport.base import (
     DEFAULT_TIMEOUT,
@@ -64,6 +65,9 @@ log = logging.getLogger("baremobile.transport")
 _HEADER = struct.Struct("<6I")
 _A_CNXN = int.from_bytes(b"CNXN", "little")
 _A_STLS = int.from_bytes(b"STLS", "little")
+_A_OPEN = int.from_bytes(b"OPEN", "little")
+_A_OKAY = int.from_bytes(b"OKAY", "little")
+_A_CLSE = int.from_bytes(b"CLSE", "little")
 
 #: Seconds a person gets to accept the "Allow USB debugging?" prompt.
 DEFAULT_AUTH_TIMEOUT = 60.0
@@ -105,6 +109,8 @@ class WireWatcher:
         self._capture: bytearray | None = None
         self.banner: str | None = None
         self.tls_requested = False
+        #: local id → service of OPENs the host sent that the device has not answered yet
+        self.opening: dict[int, str] = {}
 
     def feed(self, data: bytes) -> None:
         view = memoryview(data)
@@ -124,7 +130,7 @@ class WireWatcher:
             view = view[need:]
             if len(self._header) < _HEADER.size:
                 return
-            cmd, _a0, _a1, length, _check, magic = _HEADER.unpack(self._header)
+            cmd, a0, a1, length, _check, magic = _HEADER.unpack(self._header)
             self._header.clear()
             if magic != cmd ^ 0xFFFFFFFF or cmd not in _KNOWN:
                 raise ProtocolError(
@@ -133,6 +139,12 @@ class WireWatcher:
                 )
             if cmd == _A_STLS:
                 self.tls_requested = True
+            elif cmd == _A_OKAY:
+                self.opening.pop(a1, None)
+            elif cmd == _A_CLSE and a0 == 0 and a1 in self.opening:
+                # adb-shell would wait for an OKAY that never comes (until its timeout)
+                service = self.opening.pop(a1)
+                raise ServiceRefused(f"the device refused to open the service '{service}'")
             self._skip = length
             self._capture = bytearray() if cmd == _A_CNXN and length else None
             if cmd == _A_CNXN and not length:
@@ -147,12 +159,14 @@ class FastTcpTransport(TcpTransport):
         self.nodelay = nodelay
         self.coalesce = coalesce
         self._pending_header = b""
+        self._open_id: int | None = None
         self.sniffer = WireWatcher()
         self.writes = 0  # number of socket writes (tests check the coalescing)
 
     def connect(self, transport_timeout_s: float | None) -> None:
         self.sniffer = WireWatcher()
         self._pending_header = b""
+        self._open_id = None
         try:
             self._connection = socket.create_connection(
                 (self._host, self._port), timeout=transport_timeout_s
@@ -190,6 +204,7 @@ class FastTcpTransport(TcpTransport):
         return data
 
     def bulk_write(self, data: bytes, transport_timeout_s: float | None) -> int:
+        self._note_open(data)
         if self.coalesce:
             if len(data) == _HEADER.size and not self._pending_header:
                 cmd, _a0, _a1, length, _c, magic = _HEADER.unpack(data)
@@ -202,6 +217,17 @@ class FastTcpTransport(TcpTransport):
             wire = bytes(data)
         self._sendall(wire, transport_timeout_s)
         return len(data)
+
+    def _note_open(self, data: bytes) -> None:
+        """Remember OPENs in flight, so a refusal (CLSE with local id 0) is recognised."""
+        if self._open_id is not None:
+            service = bytes(data).rstrip(b"\0").decode("utf-8", "replace")
+            self.sniffer.opening[self._open_id] = service
+            self._open_id = None
+        elif len(data) == _HEADER.size:
+            cmd, a0, _a1, _length, _c, magic = _HEADER.unpack(data)
+            if cmd == _A_OPEN and magic == cmd ^ 0xFFFFFFFF:
+                self._open_id = a0
 
     def _sendall(self, wire: bytes, timeout: float | None) -> None:
         conn = self._connection
