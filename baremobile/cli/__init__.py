@@ -138,8 +138,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--token-env", default="BAREMOBILE_MCP_TOKEN",
                    help="env var holding the HTTP bearer token (generated when unset)")
     s.add_argument("--prefix", default="", help="tool-name prefix, e.g. android_pixel_")
-    s.add_argument("--groups", default="", help="optional tool groups: apps,files,logs,system,vision")
-    s.add_argument("--log-file", default=None, help="log here instead of stderr")
+    s.add_argument("--slug", default=None,
+                   help="shorthand for --prefix android_SLUG_ (letters, digits, _)")
+    s.add_argument("--groups", default="",
+                   help="optional tool groups: apps,files,logs,system,vision (or all)")
+    s.add_argument("--observe", action="store_true",
+                   help="action tools answer with the fresh snapshot (after --settle)")
+    s.add_argument("--settle", type=float, default=None,
+                   help="seconds to let the screen settle before observing (default 0.5)")
+    s.add_argument("--max-chars", type=int, default=None,
+                   help="default snapshot text budget (default 20000)")
+    s.add_argument("--log-file", default=None, help="log here (and warnings to stderr); "
+                   "stdout only ever carries the protocol")
     s.set_defaults(func=_cmd_mcp)
     return p
 

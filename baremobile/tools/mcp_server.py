@@ -1,0 +1,286 @@
+"""``baremobile mcp``: the tool table served over MCP with the official Python SDK (``[mcp]``).
+
+* stdio by default (stdout carries only the protocol; logs go to stderr or ``--log-file``);
+* streamable HTTP with ``--http HOST:PORT`` (``--http PORT`` binds 127.0.0.1), every request
+  needing ``Authorization: Bearer <token>`` — the token comes from ``$BAREMOBILE_MCP_TOKEN``
+  (or the variable ``--token-env`` names) or is generated and printed to stderr;
+* it starts with no device: ``devices`` and ``configure`` always work, device tools answer
+  ``NO_DEVICES`` / ``MULTIPLE_DEVICES_DEVICE_ID_REQUIRED`` / ``DEVICE_UNAUTHORIZED`` as data
+  until a device is reachable (or named by ``device`` / ``configure``);
+* two calls on one device never interleave: the second answers ``BUSY``;
+* tool failures are ``isError`` results whose text says code, message and hint, with the
+  same data in ``structuredContent``; ``screenshot`` answers MCP image content.
+
+Built on the SDK's low-level ``Server`` (not FastMCP): the tool table already has
+JSON schemas, so tools/list serves them as they are and tools/call goes to
+:func:`baremobile.tools.call` — one dispatcher for every adapter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from baremobile.errors import InvalidArgument
+from baremobile.tools.dispatch import call, to_text
+from baremobile.tools.schemas import check_prefix
+from baremobile.tools.session import Session
+from baremobile.tools.spec import select
+
+__all__ = ["BearerAuth", "build_server", "mcp_result", "parse_http", "run"]
+
+log = logging.getLogger("baremobile.mcp")
+
+INSTRUCTIONS = (
+    "Drive an Android device. Start with the snapshot tool: it lists the screen, one element "
+    "per line, and what you can act on carries [ref=N]. Act with tap / type / scroll / press "
+    "using those refs (or a selector such as {\"text\": \"OK\"}); refs reset on every "
+    "snapshot, so take a new one after the screen changes. Errors come back with a code and "
+    "a hint saying what to do next. With several devices, pass device (see the devices tool) "
+    "or set it once with configure."
+)
+
+
+def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
+    """A :func:`~baremobile.tools.call` result as an MCP ``CallToolResult``.
+
+    The text block is what an LLM reads (:func:`~baremobile.tools.to_text`); a screenshot
+    adds an image block; ``structuredContent`` repeats the facts (not the snapshot text or
+    image bytes, which would double the payload).
+    """
+    content: list[Any] = [types.TextContent(text=to_text(result))]
+    image = result.get("image") if result.get("ok") else None
+    if image:
+        content.append(types.ImageContent(data=image["data"], mime_type=image["mime_type"]))
+    structured = {k: v for k, v in result.items() if k not in ("snapshot", "image")}
+    if image:
+        structured["image"] = {k: v for k, v in image.items() if k != "data"}
+    return types.CallToolResult(content=content, structured_content=structured,
+                                is_error=not result.get("ok"))
+
+
+def build_server(session: Session, *, groups: Any = (), prefix: str = "") -> Server[Any]:
+    """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed."""
+    from baremobile import __version__
+
+    check_prefix(prefix)
+    group_names = ["session", *_group_list(groups)]
+    enabled = select(group_names)
+    tools = [
+        types.Tool(
+            name=prefix + t.name,
+            description=t.full_description(),
+            input_schema=t.parameters(),
+            annotations=types.ToolAnnotations(
+                title=t.name.replace("_", " "),
+                read_only_hint=t.read_only,
+                destructive_hint=t.destructive if not t.read_only else None,
+                open_world_hint=False,
+            ),
+        )
+        for t in enabled
+    ]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        name, arguments = params.name, params.arguments
+        log.info("call %s %s", name, _short(arguments))
+        result = await anyio.to_thread.run_sync(
+            lambda: call(session, name, arguments, groups=group_names, prefix=prefix)
+        )
+        if not result["ok"]:
+            log.info("%s -> %s", name, result["error"]["code"])
+        return mcp_result(result)
+
+    return Server(
+        "baremobile",
+        version=__version__,
+        title="baremobile — Android for agents",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _group_list(groups: Any) -> list[str]:
+    if isinstance(groups, str):
+        return [g.strip() for g in groups.split(",") if g.strip()]
+    return list(groups or ())
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+# ---------------------------------------------------------------------------------------
+# HTTP: bearer token, binding
+# ---------------------------------------------------------------------------------------
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (401 else)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        if not token:
+            raise ValueError("an empty token would let anyone in")
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = b""
+            for key, value in scope.get("headers", ()):
+                if key.lower() == b"authorization":
+                    given = value
+                    break
+            scheme, _, credential = given.partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.strip(),
+                                                                      self._token):
+                body = json.dumps({
+                    "error": "unauthorized",
+                    "message": "missing or wrong bearer token",
+                    "hint": "send 'Authorization: Bearer <token>' (the token baremobile mcp "
+                            "printed, or $BAREMOBILE_MCP_TOKEN)",
+                }).encode()
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="baremobile-mcp"'),
+                ]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s]*))?:?(?P<port>\d{1,5})$")
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``[::1]:PORT``, ``:PORT`` or ``PORT`` → (host, port); host defaults to
+    127.0.0.1. Port 0 picks a free one."""
+    m = _HOST_PORT.match(value.strip())
+    if not m or int(m.group("port")) > 65535:
+        raise InvalidArgument(f"--http {value!r} is not HOST:PORT",
+                              hint="e.g. --http 127.0.0.1:8765 or --http 8765")
+    return (m.group("v6") or m.group("host") or "127.0.0.1"), int(m.group("port"))
+
+
+def _say(message: str) -> None:
+    """A line for the person who started the server: stderr, never stdout."""
+    print(message, file=sys.stderr, flush=True)
+
+
+async def serve_http(server: Server[Any], host: str, port: int, token: str) -> None:
+    import uvicorn
+
+    app = BearerAuth(server.streamable_http_app(host=host), token)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    _say(f"baremobile MCP server: http://{shown}:{bound}/mcp")
+    config = uvicorn.Config(app, log_config=None, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=2)
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        sock.close()
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+# ---------------------------------------------------------------------------------------
+# the command
+# ---------------------------------------------------------------------------------------
+
+
+def _setup_logging(log_file: str | None, verbose: bool) -> None:
+    root = logging.getLogger()
+    # stdout is the protocol channel: no handler may write there
+    for h in list(root.handlers):
+        if getattr(h, "stream", None) is sys.stdout:
+            root.removeHandler(h)
+    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr
+               for h in root.handlers) and not log_file:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setLevel(logging.INFO if verbose else logging.WARNING)
+        root.addHandler(handler)
+    if log_file:
+        fh = logging.FileHandler(log_file, encoding="utf-8")
+        fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        fh.setLevel(logging.INFO)
+        root.addHandler(fh)
+        for h in root.handlers:
+            if h is not fh and isinstance(h, logging.StreamHandler):
+                h.setLevel(logging.INFO if verbose else logging.WARNING)
+    root.setLevel(logging.INFO if (verbose or log_file) else logging.WARNING)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``baremobile mcp`` (the parsed arguments of the ``mcp`` sub-command)."""
+    _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
+    prefix = args.prefix or ""
+    slug = getattr(args, "slug", None)
+    if slug:
+        prefix = f"android_{slug}_"
+    check_prefix(prefix)
+    session = Session(args.device)
+    changes: dict[str, Any] = {}
+    if getattr(args, "observe", False):
+        changes["observe"] = True
+    if getattr(args, "settle", None) is not None:
+        changes["settle"] = args.settle
+    if getattr(args, "max_chars", None) is not None:
+        changes["max_chars"] = args.max_chars
+    if changes:
+        session.configure(**changes)
+    server = build_server(session, groups=args.groups, prefix=prefix)
+    try:
+        if args.http:
+            host, port = parse_http(args.http)
+            env = args.token_env or "BAREMOBILE_MCP_TOKEN"
+            token = os.environ.get(env, "").strip()
+            if not token:
+                token = secrets.token_urlsafe(32)
+                _say(f"baremobile MCP bearer token (set ${env} to choose your own): {token}")
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                _say(f"warning: serving on {host}: anyone who can reach it and has the token "
+                     "controls the device")
+            anyio.run(serve_http, server, host, port, token)
+        else:
+            anyio.run(serve_stdio, server)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        session.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - via the CLI
+    from baremobile.cli import main as cli_main
+
+    return cli_main(["mcp", *(argv or [])])

@@ -1,0 +1,775 @@
+"""The one tool table: every tool an agent can call, for every adapter.
+
+Each :class:`ToolSpec` is a name, a description written for an LLM, the JSON-schema of its
+parameters, the Page call behind it (``run``) and what it returns. ``schemas()`` turns the
+table into OpenAI / Anthropic / plain JSON tool definitions, ``call()`` runs a row, and the
+MCP server lists and calls the same rows — so the three front doors cannot drift apart.
+
+Groups: ``core`` (always), ``session`` (``configure``; the MCP server always has it) and the
+optional ``apps``, ``files``, ``logs``, ``system``, ``vision`` behind a switch.
+
+A runner gets a context (``ctx.page`` — the device's Page, connected on first use;
+``ctx.options`` — the session defaults; ``ctx.session``) and the validated arguments, and
+returns a JSON-able dict. Errors are raised as :mod:`baremobile.errors` types; the
+dispatcher turns them into ``{"code", "message", "hint"}`` data.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from baremobile.errors import InvalidArgument
+from baremobile.tools import extras
+
+__all__ = ["GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "ToolSpec", "get", "select"]
+
+#: Every group; ``core`` is always on.
+GROUPS = ("core", "session", "apps", "files", "logs", "system", "vision")
+#: The groups behind a switch.
+OPTIONAL_GROUPS = ("apps", "files", "logs", "system", "vision")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: what an LLM reads about it and what runs when it is called."""
+
+    name: str
+    description: str
+    properties: Mapping[str, Any]
+    run: Callable[[Any, dict[str, Any]], dict[str, Any]]
+    required: tuple[str, ...] = ()
+    group: str = "core"
+    acts: bool = False  #: changes the screen: may return an observation after it
+    needs_device: bool = True
+    read_only: bool = False
+    destructive: bool = False
+    returns: str = ""  #: what the result holds (for docs and the description)
+    extra: Mapping[str, Any] = field(default_factory=dict)  #: more schema keywords
+
+    def parameters(self, *, device: bool = True) -> dict[str, Any]:
+        """The JSON schema of the arguments (an object schema, draft 2020-12 subset)."""
+        props = dict(self.properties)
+        if device and self.needs_device:
+            props["device"] = PARAMS["device"]
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        if self.required:
+            schema["required"] = list(self.required)
+        schema["additionalProperties"] = False
+        schema.update(self.extra)
+        return schema
+
+    def full_description(self) -> str:
+        return f"{self.description} Returns {self.returns}" if self.returns else self.description
+
+
+# ---------------------------------------------------------------------------------------
+# shared parameters: plain names, the same in every adapter
+# ---------------------------------------------------------------------------------------
+
+SELECTOR: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "Find an element by what it shows instead of by ref. Every given field must match; "
+        "give at least one. text/desc are exact, *_contains are case-insensitive substrings."
+    ),
+    "properties": {
+        "text": {"type": "string", "description": "exact visible text"},
+        "text_contains": {"type": "string", "description": "part of the visible text"},
+        "desc": {"type": "string", "description": "exact content description (the (…) part)"},
+        "desc_contains": {"type": "string", "description": "part of the content description"},
+        "id": {"type": "string", "description": "resource id, e.g. 'search_src_text'"},
+        "role": {"type": "string", "description": "snapshot role, e.g. Button, TextInput"},
+        "index": {"type": "integer", "minimum": 0,
+                  "description": "which match when several do (0 = first)"},
+    },
+    "additionalProperties": False,
+    "minProperties": 1,
+}
+
+PARAMS: dict[str, dict[str, Any]] = {
+    "ref": {"type": "integer", "minimum": 1,
+            "description": "the N of [ref=N] in the latest snapshot (refs reset on every snapshot)"},
+    "selector": SELECTOR,
+    "text": {"type": "string", "description": "the text"},
+    "key": {"type": ["string", "integer"],
+            "description": "key name (back, home, enter, tab, del, app_switch, menu, search, "
+                           "volume_up, volume_down, power, wakeup, camera, media_play_pause, "
+                           "dpad_up/down/left/right) or an Android keycode number"},
+    "direction": {"type": "string", "enum": ["up", "down", "left", "right"],
+                  "description": "where the content should move: 'down' reveals what is below"},
+    "package": {"type": "string", "minLength": 1,
+                "description": "Android package name, e.g. com.android.settings"},
+    "uri": {"type": "string", "minLength": 1,
+            "description": "URI with a scheme: https://…, tel:…, geo:…, market://…"},
+    "x": {"type": "number", "minimum": 0, "description": "screen x in pixels"},
+    "y": {"type": "number", "minimum": 0, "description": "screen y in pixels"},
+    "device": {"type": "string", "minLength": 1,
+               "description": "which device: a serial or host:port from the devices tool "
+                              "(omit to use the session's device)"},
+    "max_chars": {"type": "integer", "minimum": 200, "maximum": 1_000_000,
+                  "description": "longest snapshot text to return; longer ones are cut at a "
+                                 "line and say how to get the rest"},
+    "timeout": {"type": "number", "minimum": 0, "maximum": 600,
+                "description": "seconds to wait at most"},
+    "ms": {"type": "integer", "minimum": 1, "maximum": 60_000, "description": "duration in ms"},
+    "path": {"type": "string", "minLength": 1, "description": "absolute path on the device"},
+}
+
+
+def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]:
+    """A shared parameter, optionally with a tool-specific description."""
+    schema = dict(PARAMS[name])
+    if description:
+        schema["description"] = description
+    schema.update(more)
+    return schema
+
+
+# ---------------------------------------------------------------------------------------
+# runners
+# ---------------------------------------------------------------------------------------
+
+
+def _target(args: dict[str, Any], *, xy: bool = False, optional: bool = False) -> Any:
+    """The one target the arguments name: a ref, a selector or (x, y)."""
+    given = [k for k in ("ref", "selector") if k in args]
+    has_xy = "x" in args or "y" in args
+    if has_xy:
+        if not xy:
+            raise InvalidArgument("this tool takes ref or selector, not x/y")
+        if "x" not in args or "y" not in args:
+            raise InvalidArgument("x and y go together: give both", hint="or give a ref")
+        given.append("x/y")
+    if len(given) > 1:
+        raise InvalidArgument(f"give only one of {', '.join(given)}",
+                              hint="a ref from the latest snapshot is the most precise")
+    if not given:
+        if optional:
+            return None
+        choices = "ref, selector or x and y" if xy else "ref or selector"
+        raise InvalidArgument(f"say which element: give {choices}",
+                              hint="take a snapshot and use the [ref=N] of the element")
+    if given[0] == "ref":
+        return args["ref"]
+    if given[0] == "selector":
+        return dict(args["selector"])
+    return (args["x"], args["y"])
+
+
+def _what(target: Any) -> str:
+    if isinstance(target, int):
+        return f"ref {target}"
+    if isinstance(target, tuple):
+        return f"({target[0]:g}, {target[1]:g})"
+    return "{" + ", ".join(f"{k}={v!r}" for k, v in target.items()) + "}"
+
+
+def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any]:
+    """``{"snapshot", "package", "refs", "truncated"}`` for a full snapshot, cut to
+    ``max_chars`` at a line boundary (refs are never renumbered; cut ones stay usable)."""
+    from baremobile.snapshot import render_report
+
+    text = snap.text
+    truncated = False
+    if max_chars is not None and len(text) > max_chars:
+        total = len(text)
+        more = (f" — {total} chars in all: call snapshot with max_chars={total} for "
+                "everything, or scroll, or find")
+        rendered = render_report(snap.tree, max_chars=max(1, max_chars - len(more)))
+        text = rendered.text + (more if rendered.truncation is not None else "")
+        truncated = True
+    return {"snapshot": text, "package": snap.package, "refs": len(snap.refs),
+            "truncated": truncated}
+
+
+def _snapshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    snap = ctx.page.snapshot()
+    return snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))
+
+
+def _tap(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    t = _target(a, xy=True)
+    if isinstance(t, tuple):
+        ctx.page.tap_xy(*t)
+    else:
+        ctx.page.tap(t)
+    return {"done": f"tapped {_what(t)}"}
+
+
+def _long_press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    t = _target(a, xy=True)
+    ms = a.get("ms", 1000)
+    if isinstance(t, tuple):
+        ctx.page.swipe(t[0], t[1], t[0], t[1], ms)
+    else:
+        ctx.page.long_press(t, ms)
+    return {"done": f"long-pressed {_what(t)} for {ms} ms"}
+
+
+def _type(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    t = _target(a, optional=True)
+    clear, submit = a.get("clear", False), a.get("submit", False)
+    if t is None:
+        extras.type_focused(ctx.page, a["text"], clear=clear, submit=submit)
+        where = "the focused field"
+    else:
+        ctx.page.type(t, a["text"], clear=clear, submit=submit)
+        where = _what(t)
+    how = " (cleared first)" if clear else ""
+    return {"done": f"typed {len(a['text'])} characters into {where}{how}"
+                    + (" and pressed Enter" if submit else "")}
+
+
+def _press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.press(a["key"])
+    return {"done": f"pressed {a['key']}"}
+
+
+def _scroll(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    t = _target(a, optional=True)
+    ctx.page.scroll(t, a["direction"], a.get("amount", 0.6))
+    return {"done": f"scrolled {a['direction']} in {_what(t) if t is not None else 'the screen'}"}
+
+
+def _swipe(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.swipe(a["x1"], a["y1"], a["x2"], a["y2"], a.get("ms", 300))
+    return {"done": f"swiped from ({a['x1']:g}, {a['y1']:g}) to ({a['x2']:g}, {a['y2']:g})"}
+
+
+def _launch(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.launch(a["package"])
+    return {"done": f"launched {a['package']}"}
+
+
+def _open_url(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.open_url(a["uri"])
+    return {"done": f"opened {a['uri']}"}
+
+
+def _back(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.back()
+    return {"done": "pressed back"}
+
+
+def _home(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.home()
+    return {"done": "pressed home"}
+
+
+def image_result(png: bytes, width: int, height: int, what: str) -> dict[str, Any]:
+    return {"done": f"{what} ({width}x{height} PNG)",
+            "image": {"mime_type": "image/png", "width": width, "height": height,
+                      "data": base64.b64encode(png).decode("ascii")}}
+
+
+def _screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    shot = ctx.page.screenshot()
+    return image_result(shot.png, shot.width, shot.height, "screenshot")
+
+
+def _ref_parents(snap: Any) -> dict[int, int]:
+    """id(node) → the ref of its nearest ancestor with a ref (for labels inside a row)."""
+    out: dict[int, int] = {}
+    stack = [(top, None) for top in reversed(snap.tree.children)]
+    while stack:
+        node, inside = stack.pop()
+        if inside is not None:
+            out[id(node)] = inside
+        mine = node.ref if node.ref is not None else inside
+        stack.extend((kid, mine) for kid in reversed(node.children))
+    return out
+
+
+def _node(n: Any, parents: dict[int, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"ref": n.ref, "role": n.role}
+    if n.ref is None and id(n) in parents:
+        out["inside_ref"] = parents[id(n)]
+    if n.text:
+        out["text"] = n.text
+    if n.desc and n.desc != n.text:
+        out["desc"] = n.desc
+    if n.states:
+        out["states"] = list(n.states)
+    if n.vis:
+        out["bounds"] = list(n.vis)
+    return out
+
+
+def _find(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    snap = ctx.page.snapshot()  # a fresh one: refs in the answer are current
+    found = ctx.page.find(a["selector"])
+    parents = _ref_parents(snap)
+    return {"matches": [_node(n, parents) for n in found[:50]], "count": len(found)}
+
+
+def _wait_for_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    timeout = a.get("timeout", ctx.options.timeout)
+    snap = ctx.page.wait_for_text(a["text"], timeout=timeout,
+                                  interval=min(0.5, max(0.05, timeout / 10)))
+    return {"done": f"{a['text']!r} is on screen",
+            **snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))}
+
+
+def _wait_stable(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    snap = ctx.page.wait_stable(timeout=a.get("timeout", ctx.options.timeout))
+    return {"done": "the screen is stable",
+            **snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))}
+
+
+def _devices(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    from baremobile.transport.discovery import devices
+
+    found = [{"serial": d.serial, "state": d.state, "kind": d.kind, "via": d.via,
+              **({"model": d.model} if d.model else {})} for d in devices()]
+    connected = {spec: p.serial for spec, p in ctx.session.pages().items()}
+    out: dict[str, Any] = {"devices": found, "connected": connected,
+                           "default": ctx.options.device}
+    if not found and not connected:
+        out["note"] = ("no device found: connect a phone with USB debugging on, start an "
+                       "emulator, or pass device='host:port' (or 'virtual')")
+    return out
+
+
+def _configure(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    return {"session": ctx.session.configure(**a)}
+
+
+# -- optional groups ------------------------------------------------------------------------
+
+
+def _list_apps(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    apps = ctx.page.apps(third_party=a.get("third_party", False))
+    return {"packages": apps, "count": len(apps)}
+
+
+def _stop_app(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.device.force_stop(a["package"])
+    return {"done": f"force-stopped {a['package']}"}
+
+
+def _clear_app_data(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.device.clear_data(a["package"])
+    return {"done": f"cleared the data of {a['package']}"}
+
+
+def _grant(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    extras.set_permission(ctx.page, a["package"], a["permission"], True)
+    return {"done": f"granted {a['permission']} to {a['package']}"}
+
+
+def _revoke(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    extras.set_permission(ctx.page, a["package"], a["permission"], False)
+    return {"done": f"revoked {a['permission']} from {a['package']}"}
+
+
+def _install(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    said = extras.install_apk(ctx.page, a["apk"], replace=a.get("replace", True))
+    return {"done": f"installed {a['apk']}", "output": said}
+
+
+def _list_files(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    names = extras.list_files(ctx.page, a["path"])
+    return {"path": a["path"], "entries": names, "count": len(names)}
+
+
+def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    return extras.read_file(ctx.page, a["path"], a.get("max_bytes", 100_000))
+
+
+def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    data = a["text"].encode("utf-8")
+    ctx.page.push(data, extras.device_path(a["path"]))
+    return {"done": f"wrote {len(data)} bytes to {a['path']}"}
+
+
+def _push_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    from pathlib import Path
+
+    local = Path(a["local_path"]).expanduser()
+    if not local.is_file():
+        raise InvalidArgument(f"no file at {str(local)!r} on this computer")
+    ctx.page.push(local, extras.device_path(a["path"]))
+    return {"done": f"copied {local} to {a['path']} ({local.stat().st_size} bytes)"}
+
+
+def _pull_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    from pathlib import Path
+
+    data = ctx.page.pull(extras.device_path(a["path"]))
+    local = Path(a["local_path"]).expanduser()
+    local.write_bytes(data)
+    return {"done": f"copied {a['path']} to {local} ({len(data)} bytes)"}
+
+
+def _logcat(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    text = ctx.page.logcat(lines=a.get("lines", 200), tag=a.get("tag"))
+    return {"log": text}
+
+
+def _recents(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    ctx.page.recents()
+    return {"done": "opened recent apps"}
+
+
+def _statusbar(what: str, done: str) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
+    def run(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+        extras.statusbar(ctx.page, what)
+        return {"done": done}
+
+    return run
+
+
+def _device_info(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    return {"info": ctx.page.device_info()}
+
+
+def _screen_size(ctx: Any) -> tuple[int, int]:
+    snap = ctx.page.last_snapshot
+    if snap is not None and snap.width and snap.height:
+        return snap.width, snap.height
+    return ctx.page.device.screen_size()
+
+
+def _grid_screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    rows, cols = a.get("rows", 12), a.get("cols", 6)
+    shot = ctx.page.screenshot()
+    png = extras.draw_grid(shot.png, rows, cols)
+    out = image_result(png, shot.width, shot.height, f"screenshot with a {cols}x{rows} grid")
+    out["grid"] = {"rows": rows, "cols": cols}
+    return out
+
+
+def _tap_grid(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    rows, cols = a.get("rows", 12), a.get("cols", 6)
+    w, h = _screen_size(ctx)
+    x, y = extras.grid_cell_center(a["cell"], rows, cols, w, h)
+    ctx.page.tap_xy(x, y)
+    return {"done": f"tapped grid cell {a['cell'].strip().upper()} at ({x}, {y})"}
+
+
+def _annotated_screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    snap = ctx.page.snapshot()
+    shot = ctx.page.screenshot()
+    png = extras.annotate_refs(shot.png, dict(snap.refs))
+    out = image_result(png, shot.width, shot.height,
+                       f"screenshot with {len(snap.refs)} refs boxed and numbered")
+    out.update(snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# the table
+# ---------------------------------------------------------------------------------------
+
+_SNAP = ("the screen as text: one element per line, '- Role [ref=N] \"text\" (description) "
+         "[states]', indented by nesting, plus the foreground package.")
+_ACT = ("'done' saying what happened (plus a fresh snapshot when the session observes after "
+        "acting).")
+_TARGET = {"ref": PARAMS["ref"], "selector": SELECTOR}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "snapshot",
+        "Look at the phone screen. Lists what is visible, one element per line; elements you "
+        "can act on carry [ref=N]. Call it first, and again after anything changes the "
+        "screen: refs reset on every snapshot, so only use refs from the latest one. Long "
+        "screens are cut at max_chars with a note saying how to see the rest.",
+        {"max_chars": PARAMS["max_chars"]},
+        _snapshot, read_only=True, returns=_SNAP,
+    ),
+    ToolSpec(
+        "tap",
+        "Tap an element: give its ref from the latest snapshot, or a selector (e.g. "
+        "{\"text\": \"OK\"}), or screen coordinates x and y. Use it for buttons, list rows, "
+        "links, switches and checkboxes.",
+        {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"]},
+        _tap, acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "type",
+        "Type text into an input field (a TextInput in the snapshot), tapping it first to "
+        "focus it. The field ends up holding exactly the text (printable ASCII; spaces and "
+        "newlines work). Without ref or selector it types into the field that has focus. "
+        "clear=true empties the field first; submit=true presses Enter afterwards (search, send).",
+        {**_TARGET,
+         "text": _p("text", "what to type"),
+         "clear": {"type": "boolean", "description": "empty the field first (default false)"},
+         "submit": {"type": "boolean", "description": "press Enter after typing (default false)"}},
+        _type, required=("text",), acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "press",
+        "Press a key: a name such as back, home, enter, tab, del, app_switch, volume_up, "
+        "power, or an Android keycode number.",
+        {"key": PARAMS["key"]},
+        _press, required=("key",), acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "scroll",
+        "Scroll a list or page to reveal more. direction is where the content should move: "
+        "'down' shows what is below. Give the ref (or selector) of a scrollable element "
+        "(List, ScrollView), or neither to scroll the middle of the screen.",
+        {"direction": PARAMS["direction"], **_TARGET,
+         "amount": {"type": "number", "minimum": 0.05, "maximum": 1,
+                    "description": "fraction of the element's size to move (default 0.6)"}},
+        _scroll, required=("direction",), acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "swipe",
+        "Swipe between two screen points (pixels), for gestures a scroll does not cover: "
+        "pulling down the notification shade, dismissing a card, a carousel.",
+        {"x1": _p("x", "start x"), "y1": _p("y", "start y"),
+         "x2": _p("x", "end x"), "y2": _p("y", "end y"),
+         "ms": _p("ms", "duration in ms (default 300)")},
+        _swipe, required=("x1", "y1", "x2", "y2"), acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "long_press",
+        "Press and hold an element (ref, selector, or x and y) to open its context menu or "
+        "start selecting.",
+        {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"],
+         "ms": _p("ms", "how long to hold in ms (default 1000)")},
+        _long_press, acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "launch",
+        "Open an app by its package name (e.g. com.android.settings, com.android.chrome). "
+        "Use the apps tools or the launcher snapshot to find names.",
+        {"package": PARAMS["package"]},
+        _launch, required=("package",), acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "open_url",
+        "Open a URI with the app that handles it: a web page in the browser, tel: in the "
+        "dialer, geo: in maps, a deep link in its app.",
+        {"uri": PARAMS["uri"]},
+        _open_url, required=("uri",), acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "back",
+        "Press the Back button: close a keyboard, dialog or menu, or go to the previous screen.",
+        {}, _back, acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "home",
+        "Press the Home button: go to the launcher (home screen).",
+        {}, _home, acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "screenshot",
+        "Take a picture of the screen. Use it when the snapshot text is not enough (images, "
+        "maps, games, canvas content); act with snapshot refs where you can.",
+        {}, _screenshot, read_only=True, returns="a PNG image of the screen.",
+    ),
+    ToolSpec(
+        "find",
+        "Find elements on the current screen by text, description, id or role (takes a fresh "
+        "snapshot). Use it to get the ref of a known element without reading the whole snapshot.",
+        {"selector": SELECTOR},
+        _find, required=("selector",), read_only=True,
+        returns="'matches': [{ref, role, text, desc, states, bounds}], actionable ones first "
+                "(a plain label has ref null and 'inside_ref': the ref of the row or button "
+                "it sits in), and 'count'.",
+    ),
+    ToolSpec(
+        "wait_for_text",
+        "Wait until some text appears on screen (case-insensitive), e.g. after starting a "
+        "slow load. Fails with TIMEOUT if it does not appear in time.",
+        {"text": _p("text", "the text to wait for", minLength=1),
+         "timeout": _p("timeout", "seconds to wait at most (default: the session's, 10)"),
+         "max_chars": PARAMS["max_chars"]},
+        _wait_for_text, required=("text",), read_only=True,
+        returns="the snapshot in which the text appeared.",
+    ),
+    ToolSpec(
+        "wait_stable",
+        "Wait until the screen stops changing (animations and loading done), then look at it.",
+        {"timeout": _p("timeout", "seconds to wait at most (default: the session's, 10)"),
+         "max_chars": PARAMS["max_chars"]},
+        _wait_stable, read_only=True, returns="the settled snapshot.",
+    ),
+    ToolSpec(
+        "devices",
+        "List the Android devices baremobile can reach (USB, emulators, network, an adb "
+        "server) and the ones this session is connected to. Pass a serial as device to the "
+        "other tools when there are several.",
+        {}, _devices, needs_device=False, read_only=True,
+        returns="'devices': [{serial, state, kind, via, model}], 'connected' and 'default'.",
+    ),
+    ToolSpec(
+        "configure",
+        "Set defaults for the rest of the session: the device to use, how long waits last, "
+        "the snapshot size, and whether actions return a fresh snapshot (observe) after "
+        "settling for 'settle' seconds.",
+        {"device": _p("device", "default device (serial, host:port or 'virtual'); empty "
+                                "string to go back to discovery", minLength=0),
+         "timeout": _p("timeout", "default seconds for waits"),
+         "max_chars": PARAMS["max_chars"],
+         "observe": {"type": "boolean",
+                     "description": "actions return the screen's snapshot after them"},
+         "settle": {"type": "number", "minimum": 0, "maximum": 60,
+                    "description": "seconds to wait after an action before observing"},
+         "busy_wait": {"type": "number", "minimum": 0, "maximum": 600,
+                       "description": "seconds to wait for another call on the same "
+                                      "device before answering BUSY"}},
+        _configure, group="session", needs_device=False,
+        returns="'session': every setting now in force.",
+    ),
+    # -- apps --------------------------------------------------------------------------
+    ToolSpec(
+        "list_apps", "List installed apps by package name.",
+        {"third_party": {"type": "boolean",
+                         "description": "only apps the user installed (default false)"}},
+        _list_apps, group="apps", read_only=True, returns="'packages' and 'count'.",
+    ),
+    ToolSpec(
+        "stop_app", "Force-stop an app (it closes; its data stays).",
+        {"package": PARAMS["package"]}, _stop_app, required=("package",), group="apps",
+        acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "clear_app_data", "Erase an app's data and cache, as if freshly installed.",
+        {"package": PARAMS["package"]}, _clear_app_data, required=("package",),
+        group="apps", acts=True, destructive=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "grant_permission",
+        "Grant an app a runtime permission (e.g. android.permission.CAMERA) without a dialog.",
+        {"package": PARAMS["package"],
+         "permission": {"type": "string", "minLength": 1,
+                        "description": "permission name, e.g. android.permission.CAMERA"}},
+        _grant, required=("package", "permission"), group="apps", returns=_ACT,
+    ),
+    ToolSpec(
+        "revoke_permission", "Take a runtime permission away from an app.",
+        {"package": PARAMS["package"],
+         "permission": {"type": "string", "minLength": 1,
+                        "description": "permission name, e.g. android.permission.CAMERA"}},
+        _revoke, required=("package", "permission"), group="apps", destructive=True,
+        returns=_ACT,
+    ),
+    ToolSpec(
+        "install_app", "Install an APK file from this computer onto the device.",
+        {"apk": {"type": "string", "minLength": 1,
+                 "description": "path of the .apk on the computer running baremobile"},
+         "replace": {"type": "boolean",
+                     "description": "reinstall over an existing version (default true)"}},
+        _install, required=("apk",), group="apps", returns="'done' and pm's output.",
+    ),
+    # -- files -------------------------------------------------------------------------
+    ToolSpec(
+        "list_files", "List a directory on the device (directories end with /, links with @).",
+        {"path": _p("path", "directory on the device, e.g. /sdcard/Download")},
+        _list_files, required=("path",), group="files", read_only=True,
+        returns="'entries' and 'count'.",
+    ),
+    ToolSpec(
+        "read_file", "Read a file on the device.",
+        {"path": PARAMS["path"],
+         "max_bytes": {"type": "integer", "minimum": 1, "maximum": 10_000_000,
+                       "description": "read at most this many bytes (default 100000)"}},
+        _read_file, required=("path",), group="files", read_only=True,
+        returns="'text' (UTF-8) or 'base64', 'size', and a note when cut.",
+    ),
+    ToolSpec(
+        "write_file", "Write text to a file on the device (replacing it).",
+        {"path": PARAMS["path"], "text": _p("text", "the file's new content")},
+        _write_file, required=("path", "text"), group="files", destructive=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "push_file", "Copy a file from this computer to the device.",
+        {"local_path": {"type": "string", "minLength": 1,
+                        "description": "file on the computer running baremobile"},
+         "path": PARAMS["path"]},
+        _push_file, required=("local_path", "path"), group="files", returns=_ACT,
+    ),
+    ToolSpec(
+        "pull_file", "Copy a file from the device to this computer.",
+        {"path": PARAMS["path"],
+         "local_path": {"type": "string", "minLength": 1,
+                        "description": "where to save it on the computer running baremobile"}},
+        _pull_file, required=("path", "local_path"), group="files", returns=_ACT,
+    ),
+    # -- logs --------------------------------------------------------------------------
+    ToolSpec(
+        "logcat", "Read the device log (most recent lines), e.g. to find why an app crashed.",
+        {"lines": {"type": "integer", "minimum": 1, "maximum": 100_000,
+                   "description": "how many recent lines (default 200)"},
+         "tag": {"type": "string", "minLength": 1, "description": "only this log tag"}},
+        _logcat, group="logs", read_only=True, returns="'log': the lines as text.",
+    ),
+    # -- system UI ---------------------------------------------------------------------
+    ToolSpec("recents", "Open the recent-apps overview.", {}, _recents, group="system",
+             acts=True, returns=_ACT),
+    ToolSpec("open_notifications", "Pull down the notification shade.", {},
+             _statusbar("notifications", "opened the notification shade"), group="system",
+             acts=True, returns=_ACT),
+    ToolSpec("open_quick_settings", "Open the quick settings panel (Wi-Fi, Bluetooth, …).", {},
+             _statusbar("quick_settings", "opened quick settings"), group="system", acts=True,
+             returns=_ACT),
+    ToolSpec("close_panels", "Close the notification shade or quick settings.", {},
+             _statusbar("collapse", "closed the system panels"), group="system", acts=True,
+             returns=_ACT),
+    ToolSpec("device_info",
+             "Describe the device: model, Android version, API level, screen size and "
+             "density, foreground app.", {}, _device_info, group="system", read_only=True,
+             returns="'info': those facts."),
+    # -- vision ------------------------------------------------------------------------
+    ToolSpec(
+        "grid_screenshot",
+        "Take a screenshot with a labelled grid over it (columns A, B, …; rows 1, 2, …). "
+        "Use it for things the snapshot does not list; then tap_grid the cell.",
+        {"rows": {"type": "integer", "minimum": 2, "maximum": 40,
+                  "description": "grid rows (default 12)"},
+         "cols": {"type": "integer", "minimum": 2, "maximum": 26,
+                  "description": "grid columns (default 6)"}},
+        _grid_screenshot, group="vision", read_only=True,
+        returns="a PNG with the grid, and the grid's size.",
+    ),
+    ToolSpec(
+        "tap_grid",
+        "Tap the center of a grid cell from grid_screenshot (e.g. 'C4'); use the same rows "
+        "and cols.",
+        {"cell": {"type": "string", "minLength": 2, "maxLength": 3,
+                  "description": "column letter and row number, e.g. C4"},
+         "rows": {"type": "integer", "minimum": 2, "maximum": 40,
+                  "description": "grid rows (default 12)"},
+         "cols": {"type": "integer", "minimum": 2, "maximum": 26,
+                  "description": "grid columns (default 6)"}},
+        _tap_grid, required=("cell",), group="vision", acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "annotated_screenshot",
+        "Take a screenshot with every ref boxed and numbered, plus the matching snapshot: "
+        "see what each ref is, then act by ref.",
+        {"max_chars": PARAMS["max_chars"]},
+        _annotated_screenshot, group="vision", read_only=True,
+        returns="a PNG with numbered boxes and the snapshot they match.",
+    ),
+)
+
+_BY_NAME = {t.name: t for t in TOOLS}
+assert len(_BY_NAME) == len(TOOLS), "tool names must be unique"
+
+
+def get(name: str) -> ToolSpec | None:
+    """The tool called ``name`` (no prefix), or None."""
+    return _BY_NAME.get(name)
+
+
+def select(groups: Any = ()) -> list[ToolSpec]:
+    """The tools of ``core`` plus ``groups`` (names, ``"all"``, or a comma-separated string)."""
+    if isinstance(groups, str):
+        groups = [g.strip() for g in groups.split(",") if g.strip()]
+    chosen = set(groups or ())
+    if "all" in chosen:
+        chosen = set(GROUPS)
+    unknown = chosen - set(GROUPS)
+    if unknown:
+        raise InvalidArgument(f"unknown tool group(s): {', '.join(sorted(unknown))}",
+                              hint=f"groups are: {', '.join(GROUPS)} (or 'all')")
+    chosen.add("core")
+    return [t for t in TOOLS if t.group in chosen]
