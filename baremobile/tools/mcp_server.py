@@ -168,13 +168,16 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s]*))?:?(?P<port>\d{1,5})$")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*)):(?P<port>\d{1,5})$")
 
 
 def parse_http(value: str) -> tuple[str, int]:
     """``HOST:PORT``, ``[::1]:PORT``, ``:PORT`` or ``PORT`` → (host, port); host defaults to
     127.0.0.1. Port 0 picks a free one."""
-    m = _HOST_PORT.match(value.strip())
+    text = value.strip()
+    if text.isdigit():
+        text = ":" + text
+    m = _HOST_PORT.match(text)
     if not m or int(m.group("port")) > 65535:
         raise InvalidArgument(f"--http {value!r} is not HOST:PORT",
                               hint="e.g. --http 127.0.0.1:8765 or --http 8765")

@@ -1,0 +1,197 @@
+"""``baremobile mcp --http``: streamable HTTP with a bearer token, driven by the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP tests need the [mcp] extra")
+
+from mcp import ClientSession  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
+
+from .test_mcp_stdio import drive_device_flow, error_code, ok, server_env  # noqa: E402
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "0"}}}
+
+
+@dataclass
+class HttpServer:
+    proc: subprocess.Popen[bytes]
+    url: str
+    token: str | None
+    stderr: list[str] = field(default_factory=list)
+
+
+def _start(args: list[str], env: dict[str, str]) -> Iterator[HttpServer]:
+    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "mcp", *args], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    lines: queue.Queue[str] = queue.Queue()
+    seen: list[str] = []
+
+    def drain() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            seen.append(line)
+            lines.put(line)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        url = token = None
+        deadline = time.monotonic() + 60
+        while url is None:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"the server never said where it listens: {seen}") from None
+            if "bearer token" in line:
+                token = line.rsplit(": ", 1)[1].strip()
+            if "MCP server: http://" in line:
+                url = line.split("MCP server: ", 1)[1].strip()
+        yield HttpServer(proc, url, token, seen)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a hung server
+            proc.kill()
+            proc.wait(5)
+        reader.join(5)
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        proc.stdout.close()
+        proc.stderr.close()  # type: ignore[union-attr]
+        assert out == b"", f"the HTTP server wrote to stdout: {out[:200]!r}"
+
+
+@pytest.fixture
+def http_server(phone) -> Iterator[HttpServer]:
+    env = server_env(BAREMOBILE_MCP_TOKEN="s3cret-token")
+    gen = _start(["--http", "127.0.0.1:0", "--device", phone.address], env)
+    server = next(gen)
+    server.token = "s3cret-token"
+    yield server
+    gen.close()
+
+
+def raw_post(url: str, headers: dict[str, str]) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, data=json.dumps(INIT).encode(), method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def run_http(url: str, token: str, body) -> None:
+    async def main() -> None:
+        client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        async with client, streamable_http_client(url, http_client=client) as (read, write), \
+                ClientSession(read, write) as session:
+            with anyio.fail_after(60):
+                await session.initialize()
+                await body(session)
+
+    anyio.run(main)
+
+
+def test_http_refuses_requests_without_the_token(http_server):
+    assert http_server.url.startswith("http://127.0.0.1:")
+    status, body = raw_post(http_server.url, {})
+    assert status == 401 and json.loads(body)["error"] == "unauthorized"
+    status, _ = raw_post(http_server.url, {"Authorization": "Bearer wrong"})
+    assert status == 401
+    status, _ = raw_post(http_server.url, {"Authorization": "Basic s3cret-token"})
+    assert status == 401
+    status, _ = raw_post(http_server.url, {"Authorization": "Bearer s3cret-token"})
+    assert status == 200
+
+
+def test_http_drives_the_phone(http_server, phone):
+    async def body(s: ClientSession) -> None:
+        names = {t.name for t in (await s.list_tools()).tools}
+        assert {"snapshot", "tap", "type", "screenshot", "configure", "devices"} <= names
+        await drive_device_flow(s, phone)
+
+    run_http(http_server.url, http_server.token, body)
+    assert not any("Traceback" in line for line in http_server.stderr)
+
+
+def test_http_generated_token_and_no_device(phone):
+    gen = _start(["--http", "0"], server_env())  # no token in the environment, no device
+    server = next(gen)
+    try:
+        assert server.token and len(server.token) >= 32
+        assert server.url.startswith("http://127.0.0.1:")  # PORT alone binds loopback
+        assert raw_post(server.url, {})[0] == 401
+
+        async def body(s: ClientSession) -> None:
+            r = await s.call_tool("snapshot", {})
+            assert error_code(r) == "NO_DEVICES"
+            ok(await s.call_tool("configure", {"device": phone.address}))
+            r = ok(await s.call_tool("snapshot", {}))
+            assert r.structured_content["device"] == phone.address
+
+        run_http(server.url, server.token, body)
+    finally:
+        gen.close()
+
+
+def test_parse_http():
+    from baremobile.errors import InvalidArgument
+    from baremobile.tools.mcp_server import parse_http
+
+    assert parse_http("8765") == ("127.0.0.1", 8765)
+    assert parse_http(":8765") == ("127.0.0.1", 8765)
+    assert parse_http("0.0.0.0:80") == ("0.0.0.0", 80)
+    assert parse_http("[::1]:9000") == ("::1", 9000)
+    assert parse_http("localhost:1") == ("localhost", 1)
+    for bad in ("", "host:", "a:b", "1.2.3.4:70000"):
+        with pytest.raises(InvalidArgument):
+            parse_http(bad)
+
+
+def test_bearer_auth_unit():
+    from baremobile.tools.mcp_server import BearerAuth
+
+    calls: list[str] = []
+
+    async def app(scope, receive, send):
+        calls.append(scope["type"])
+
+    sent: list[dict] = []
+
+    async def send(msg):
+        sent.append(msg)
+
+    async def go() -> None:
+        auth = BearerAuth(app, "tok")
+        await auth({"type": "lifespan"}, None, send)
+        await auth({"type": "http", "headers": [(b"authorization", b"Bearer tok")]}, None, send)
+        await auth({"type": "http", "headers": [(b"authorization", b"Bearer tok2")]}, None, send)
+        await auth({"type": "http", "headers": []}, None, send)
+
+    anyio.run(go)
+    assert calls == ["lifespan", "http"]
+    assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [401, 401]
+    with pytest.raises(ValueError):
+        BearerAuth(app, "")
