@@ -350,10 +350,10 @@ def test_multiple_devices_is_data():
 
 
 def test_unauthorized_device_is_data(adb_key):
-    with VirtualPhone(port=free_port(), auth="known-keys") as strict:
-        with Session(strict.address, connect_options={"auth_timeout": 0.3}) as s:
-            e = err(tools.call(s, "snapshot", {}), "DEVICE_UNAUTHORIZED")
-            assert "Allow USB debugging" in e["hint"]
+    with VirtualPhone(port=free_port(), auth="known-keys") as strict, \
+            Session(strict.address, connect_options={"auth_timeout": 0.3}) as s:
+        e = err(tools.call(s, "snapshot", {}), "DEVICE_UNAUTHORIZED")
+        assert "Allow USB debugging" in e["hint"]
 
 
 def test_session_drives_several_devices(phone, adb_key):
@@ -447,7 +447,8 @@ def test_install_app(page, phone, tmp_path):
     apk.write_bytes(b"PK\x03\x04 not really an apk")
     r = ok(tools.call(page, "install_app", {"apk": str(apk)}))
     assert "Success" in r["output"]
-    assert [e["path"] for e in phone.events.list("push")] == ["/data/local/tmp/baremobile_install.apk"]
+    pushed = [e["path"] for e in phone.events.list("push")]
+    assert pushed == ["/data/local/tmp/baremobile_install.apk"]
     err(tools.call(page, "install_app", {"apk": str(tmp_path / "missing.apk")}),
         "INVALID_ARGUMENT")
 
@@ -496,8 +497,9 @@ def test_tap_grid(page, phone):
 
 def test_vision_drawing(page):
     pytest.importorskip("PIL", reason="the vision group draws with Pillow ([vision] extra)")
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     r = ok(tools.call(page, "grid_screenshot", {"rows": 4, "cols": 3}))
     img = Image.open(io.BytesIO(tools.image_bytes(r)))

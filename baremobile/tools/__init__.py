@@ -18,7 +18,14 @@ See ``docs/agents.md`` and ``docs/mcp.md``.
 
 from __future__ import annotations
 
-from baremobile.tools.dispatch import call, error_data, image_bytes, session_for, to_anthropic, to_text
+from baremobile.tools.dispatch import (
+    call,
+    error_data,
+    image_bytes,
+    session_for,
+    to_anthropic,
+    to_text,
+)
 from baremobile.tools.schemas import STYLES, schemas
 from baremobile.tools.session import Options, Session
 from baremobile.tools.spec import GROUPS, OPTIONAL_GROUPS, TOOLS, ToolSpec, select

@@ -138,10 +138,8 @@ class _Ctx:
 def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
     if not isinstance(name, str):
         raise InvalidArgument(f"a tool name is a string, not {name!r}")
-    if prefix and not name.startswith(prefix):
-        bare = ""  # with a prefix, only prefixed names exist
-    else:
-        bare = name[len(prefix):]
+    # with a prefix, only prefixed names exist
+    bare = "" if prefix and not name.startswith(prefix) else name[len(prefix):]
     tool = _spec.get(bare)
     enabled = _spec.select(groups)
     if tool is None or tool not in enabled:

@@ -52,7 +52,8 @@ def type_focused(page: Any, text: str, *, clear: bool = False, submit: bool = Fa
     commands: list[list[str]] = []
     if clear:
         if page.device.api_level >= 33:
-            commands += [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
+            commands += [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]),
+                          str(KEYCODES["A"])],
                          ["input", "keyevent", str(KEYCODES["DEL"])]]
         else:
             commands += [["input", "keyevent", str(KEYCODES["MOVE_END"])],

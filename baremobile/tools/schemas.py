@@ -8,7 +8,8 @@
 
 Styles:
 
-``"openai"``            Chat Completions: ``{"type": "function", "function": {name, description, parameters}}``
+``"openai"``            Chat Completions:
+                        ``{"type": "function", "function": {name, description, parameters}}``
 ``"openai-responses"``  Responses API: ``{"type": "function", name, description, parameters}``
 ``"anthropic"``         Messages API: ``{name, description, input_schema}``
 ``"json"``              plain: ``{name, description, parameters}``, parameters carrying ``$schema``

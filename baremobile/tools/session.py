@@ -111,7 +111,8 @@ class Session:
                 if value is not None and (
                     isinstance(value, bool) or not isinstance(value, int) or value < 200
                 ):
-                    raise InvalidArgument(f"max_chars must be an integer ≥ 200 or None, not {value!r}")
+                    raise InvalidArgument(
+                        f"max_chars must be an integer ≥ 200 or None, not {value!r}")
             elif key == "observe" and not isinstance(value, bool):
                 raise InvalidArgument(f"observe must be true or false, not {value!r}")
             setattr(self.options, key, value)

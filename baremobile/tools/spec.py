@@ -91,7 +91,8 @@ SELECTOR: dict[str, Any] = {
 
 PARAMS: dict[str, dict[str, Any]] = {
     "ref": {"type": "integer", "minimum": 1,
-            "description": "the N of [ref=N] in the latest snapshot (refs reset on every snapshot)"},
+            "description": "the N of [ref=N] in the latest snapshot "
+                           "(refs reset on every snapshot)"},
     "selector": SELECTOR,
     "text": {"type": "string", "description": "the text"},
     "key": {"type": ["string", "integer"],

@@ -79,14 +79,17 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         lo, hi = schema.get("minimum"), schema.get("maximum")
         if lo is not None and value < lo:
-            raise InvalidArgument(f"{where} must be ≥ {lo}, not {value!r}", hint=_hint(where, schema))
+            raise InvalidArgument(f"{where} must be ≥ {lo}, not {value!r}",
+                                  hint=_hint(where, schema))
         if hi is not None and value > hi:
-            raise InvalidArgument(f"{where} must be ≤ {hi}, not {value!r}", hint=_hint(where, schema))
+            raise InvalidArgument(f"{where} must be ≤ {hi}, not {value!r}",
+                                  hint=_hint(where, schema))
     if isinstance(value, str):
         lo, hi = schema.get("minLength"), schema.get("maxLength")
         if lo is not None and len(value) < lo:
             raise InvalidArgument(
-                f"{where} must not be empty" if lo == 1 else f"{where} needs at least {lo} characters",
+                f"{where} must not be empty" if lo == 1
+                else f"{where} needs at least {lo} characters",
                 hint=_hint(where, schema),
             )
         if hi is not None and len(value) > hi:
@@ -98,7 +101,9 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     return value
 
 
-def _check_object(value: Mapping[str, Any], schema: Mapping[str, Any], where: str) -> dict[str, Any]:
+def _check_object(
+    value: Mapping[str, Any], schema: Mapping[str, Any], where: str
+) -> dict[str, Any]:
     props: Mapping[str, Any] = schema.get("properties", {})
     prefix = f"{where}." if where else ""
     bad = [k for k in value if not isinstance(k, str)]
@@ -111,7 +116,7 @@ def _check_object(value: Mapping[str, Any], schema: Mapping[str, Any], where: st
             raise InvalidArgument(
                 f"unknown parameter{'s' if len(unknown) > 1 else ''} "
                 f"{', '.join(prefix + u for u in unknown)}",
-                hint=f"{'this tool' if not where else where} accepts: {known}",
+                hint=f"{where or 'this tool'} accepts: {known}",
             )
     missing = [k for k in schema.get("required", ()) if value.get(k) is None]
     if missing:
