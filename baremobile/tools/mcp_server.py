@@ -31,8 +31,19 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
+
+try:
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Server
+    import importlib.metadata as _md
+
+    try:
+        _found = f"mcp {_md.version('mcp')} is installed"
+    except _md.PackageNotFoundError:
+        _found = "mcp is not installed"
+    raise ImportError(f"the MCP server needs mcp>=2.3 ({_found}): "
+                      "pip install 'baremobile[mcp]'") from _exc
 
 from baremobile.errors import InvalidArgument
 from baremobile.tools.dispatch import call, to_text
