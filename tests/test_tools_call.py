@@ -543,3 +543,25 @@ def test_to_text():
     text = tools.to_text({"ok": False, "tool": "tap",
                           "error": {"code": "BUSY", "message": "m", "hint": "h"}})
     assert text == "error BUSY: m\nhint: h"
+
+
+def test_session_settings_are_checked():
+    with Session() as s:
+        with pytest.raises(Exception, match="unknown setting"):
+            s.configure(colour="red")
+        for bad in ({"max_chars": 5}, {"observe": "yes"}, {"settle": True}, {"device": 5}):
+            with pytest.raises(Exception, match="must be"):
+                s.configure(**bad)
+        assert s.configure(device="  ")["device"] is None
+        assert s.configure(max_chars=None)["max_chars"] is None
+
+
+def test_bound_page_with_another_default_device(page):
+    session = tools.session_for(page)
+    assert tools.session_for(page) is session
+    session.configure(device="emulator-5554")
+    try:
+        err(tools.call(page, "snapshot", {}), "INVALID_ARGUMENT")
+    finally:
+        session.configure(device=None)
+    ok(tools.call(page, "snapshot", {}))

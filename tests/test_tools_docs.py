@@ -33,7 +33,7 @@ def test_agent_loop_runs_and_prints_what_the_doc_says(capsys):
     printed = capsys.readouterr().out.strip().splitlines()
     want = expected.strip().splitlines()
     assert len(printed) == len(want)
-    for got, line in zip(printed, want):
+    for got, line in zip(printed, want, strict=True):
         pattern = re.escape(line).replace("…", ".*")
         assert re.fullmatch(pattern, got), (got, line)
 

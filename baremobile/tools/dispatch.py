@@ -22,6 +22,7 @@ import base64
 import dataclasses
 import json
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Mapping
@@ -90,7 +91,8 @@ class _PageSession(Session):
         raise InvalidArgument("this session is bound to one page")
 
     def page(self, device: str | None = None) -> Any:
-        if device and device.strip() and device.strip() not in (self._page.serial, "virtual"):
+        device = self.spec(device)
+        if device and device not in (self._page.serial, "virtual"):
             raise InvalidArgument(
                 f"this tool set drives {self._page.serial}, not {device!r}",
                 hint="omit device, or use baremobile.tools.Session() to drive several devices",
@@ -102,6 +104,7 @@ class _PageSession(Session):
 
 
 _BOUND: weakref.WeakKeyDictionary[Any, _PageSession] = weakref.WeakKeyDictionary()
+_BOUND_LOCK = threading.Lock()
 
 
 def session_for(target: Any) -> Session:
@@ -110,10 +113,11 @@ def session_for(target: Any) -> Session:
         return target
     if target is None:
         raise InvalidArgument("call() needs a Page or a Session")
-    s = _BOUND.get(target)
-    if s is None:
-        s = _BOUND[target] = _PageSession(target)
-    return s
+    with _BOUND_LOCK:
+        s = _BOUND.get(target)
+        if s is None:
+            s = _BOUND[target] = _PageSession(target)
+        return s
 
 
 # ---------------------------------------------------------------------------------------
