@@ -597,3 +597,13 @@ def test_svc_cmd_ime() -> None:
     assert sh(phone, "cmd input keyevent 4")[2] == 0
     assert phone.events.list("key")[-1]["keycode"] == 4
     assert "LatinIME" in sh(phone, "ime list -s")[0]
+
+
+def test_ls_one_per_line_flag_and_type_suffixes():
+    phone = make_phone()
+    phone.fs.write("/data/local/tmp/a.txt", b"x")
+    phone.fs.makedirs("/data/local/tmp/d")
+    out, err, status = sh(phone, "ls -1 -A /data/local/tmp && ls -A1F /data/local/tmp")
+    assert (out, err, status) == ("a.txt\nd\na.txt\nd/\n", "", 0)
+    out, _, _ = sh(phone, "printf 'l1\\nl2\\n' > /data/local/tmp/n && head -1 /data/local/tmp/n")
+    assert out == "l1\n"  # "-1" is still a count for head

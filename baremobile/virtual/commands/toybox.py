@@ -38,7 +38,8 @@ def _split_opts(argv: list[str], flags: str, with_value: str = "") -> tuple[
         if a == "--":
             rest.extend(args)
             break
-        if a.startswith("-") and len(a) > 1 and not a[1].isdigit():
+        # "-5" is a number (head -5) unless the digit is one of the flags (ls -1)
+        if a.startswith("-") and len(a) > 1 and not (a[1].isdigit() and a[1] not in flags):
             i = 1
             while i < len(a):
                 c = a[i]
@@ -356,10 +357,12 @@ def ls(p: Proc) -> Gen:
 
 
 def _ls_line(p: Proc, name: str, path: str, opts: dict[str, str | bool]) -> str:
-    if not opts.get("l"):
-        return name
     entry = p.fs.stat(path)
     if entry is None:
+        return name
+    if opts.get("F"):
+        name += "/" if entry.is_dir else ("*" if entry.mode & 0o111 else "")
+    if not opts.get("l"):
         return name
     owner, group = _owner(path)
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(entry.mtime))
