@@ -193,7 +193,7 @@ def test_a_hidden_title_names_a_bare_tab():
         node(TV, (0, 0, 0, 0), text="Home"),
         clickable=True,
     )
-    assert snap_text(xml) == '- Group [ref=1] "Home"'
+    assert snap_text(xml) == "- Group [ref=1] (Home)"
 
 
 def test_states():
@@ -323,3 +323,20 @@ def test_role_names_never_break_the_grammar():
     for cls in ("a b.c d", 'x."q"', "a.(b)", "a.[c]", "a.Foo Bar"):
         role = role_for_class(cls)
         assert role.isidentifier(), (cls, role)
+
+
+def test_hidden_labels_travel_through_stateful_nodes_and_skip_blank_text():
+    # found by the random-dump recall property: a blank text must not hide a real desc,
+    # and a kept (stateful) node between the hidden label and its ref must pass it on
+    xml = node(
+        "android.widget.FrameLayout",
+        (0, 0, 10, 10),
+        node(LL, (0, 0, 10, 10), node(FL, (0, 0, 0, 0), text="  ", desc="FAQ"), selected=True),
+        checkable=True,
+    )
+    assert snap_text(xml) == "- Group [ref=1] (FAQ)\n  - Group [selected]"
+
+
+def test_a_hidden_label_beats_the_hint_of_an_unlabelled_field():
+    xml = node(EDIT, (0, 0, 100, 10), node(FL, (0, 0, 0, 0), desc="Amount"), extra={"hint": "0.00"})
+    assert snap_text(xml) == "- TextInput [ref=1] (Amount)"

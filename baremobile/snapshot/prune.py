@@ -306,9 +306,10 @@ class PruneState:
                 # ... and its label may still name the ref it sits in (a tab whose title
                 # view is collapsed to [0,0][0,0])
                 if inref and pf[8] is None:
-                    label = a.get("text") or a.get("content-desc") or hidden
-                    if label and not label.isspace():
-                        pf[8] = label
+                    for label in (a.get("text"), a.get("content-desc"), hidden):
+                        if label and not label.isspace():
+                            pf[8] = label
+                            break
                 return
             text = a.get("text") or ""
             if text and text.isspace():
@@ -323,7 +324,11 @@ class PruneState:
                 mask |= 2
             if a.get("focused") == "true":
                 mask |= 4
+            if hidden and not ref and inref and pf[8] is None:
+                pf[8] = hidden  # hidden labels travel up to the ref they sit in
             if ref:
+                if hidden and not text and not desc:
+                    desc = hidden  # a ref without a label of its own, named by a hidden child
                 if a.get("enabled") == "false":
                     mask |= 8
                 if a.get("password") == "true":
@@ -342,8 +347,6 @@ class PruneState:
                     kids = _dedup(kids)
                 if text or desc:
                     kids = _drop_echoes(kids, text, desc, _states(mask))
-            if ref and not kids and not text and not desc and hidden:
-                text = hidden  # a bare ref named only by a hidden descendant
             if (
                 mask
                 and not (ref or text or desc)
@@ -353,8 +356,6 @@ class PruneState:
             ):
                 mask = 0  # the only child shows the same states: this wrapper adds nothing
             if not (ref or text or desc or mask):
-                if hidden and inref and pf[8] is None:
-                    pf[8] = hidden
                 if not kids:
                     return  # an empty leaf
                 if ci.wrapper and (len(kids) == 1 or inref):
