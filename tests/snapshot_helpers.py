@@ -31,7 +31,7 @@ def corpus_files() -> list[Path]:
 
 # --- an independent reading of the snapshot grammar -------------------------------------
 
-_REF = re.compile(r" \[ref=(\d+)\]")
+_REF = re.compile(r"- [^ ]+ \[ref=(\d+)\]")  # only right after the role
 
 
 def _read_quoted(s: str, i: int, close: str) -> tuple[str, int]:
@@ -75,7 +75,7 @@ def read_lines(text: str) -> list[Line]:
         stripped = raw.lstrip(" ")
         depth = (len(raw) - len(stripped)) // 2
         assert stripped.startswith("- "), raw
-        m = _REF.search(stripped)
+        m = _REF.match(stripped)
         ref = int(m.group(1)) if m else None
         strings = []
         i = stripped.find(' "')
