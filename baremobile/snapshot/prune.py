@@ -15,23 +15,29 @@ When a ``node`` **opens** (its children are still unknown):
 
 When a ``node`` **closes** (its children are final and already pruned):
 
-1. **dedup**: of sibling leaves without a ref, the second and later copies of the same
+1. invisible: the node goes; its kept children move up to its parent, and its label may
+   still name the ref it sits in (a "hidden label": tabs whose title view is ``[0,0][0,0]``);
+2. **dedup**: of sibling leaves without a ref, the second and later copies of the same
    (role, text, desc, states) are dropped (RecyclerView repeats, separators);
-2. **redundant labels**: a ref-less leaf child that only repeats its parent's text/desc goes;
-3. **nothing to say** (no ref, text, desc or state): with no children it is dropped; with
-   one child and a container class (Group/View) it is replaced by that child;
-4. **label folding**: a ref (or stateful) node without text whose only child is a ref-less,
+3. **echoes**: a ref-less leaf child whose text/desc is already part of this node's label
+   goes; so does a stateful wrapper whose only child shows the same states;
+4. **nothing to say** (no ref, text, desc or state): with no children it is dropped; a
+   Group/View with one child is replaced by it, and inside a ref by all of its children;
+5. a label-only node whose only child repeats its label is replaced by that child;
+6. **label folding**: a ref (or stateful) node without text whose only child is a ref-less,
    stateless leaf takes that leaf's text/desc onto its own line
    (``- Group [ref=4] "Wi-Fi"`` instead of two lines);
-5. an editable field showing its hint as text (``text == hint``) is printed empty with the
+7. an editable field showing its hint as text (``text == hint``) is printed empty with the
    hint as its desc, so the agent can tell an empty field from a filled one.
 
 States: ``checked``, ``selected``, ``focused`` on any kept node; ``disabled``, ``password``
-and ``scrollable`` only on refs (a disabled label is noise, a disabled button is not).
+and ``scrollable`` (unless the role says it) only on refs. ``docs/snapshot.md`` gives the
+reasons for each rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from baremobile.errors import InvalidDump
@@ -156,7 +162,10 @@ class PruneState:
         self.max_nesting = max_nesting
         self.start, self.end = self._handlers()
 
-    def _handlers(self) -> tuple[Any, Any]:  # noqa: C901 - one hot closure pair on purpose
+    def _handlers(
+        self,
+    ) -> tuple[Callable[[str, dict[str, str]], None], Callable[[str], None]]:
+        # One closure pair on purpose: locals are the cheapest lookups on the hot path.
         state = self
         refs = self.refs
         windows = self.windows

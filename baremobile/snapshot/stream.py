@@ -5,9 +5,9 @@ boundaries — inside a tag, inside a UTF-8 sequence), then ``close()``. Parsing
 happen in one pass on expat's callbacks (:mod:`~baremobile.snapshot.prune`); nothing builds a
 DOM.
 
-Safety, the way defusedxml does it but on a raw expat parser (one C callback less per event
-than going through ``defusedxml.expatreader``'s SAX layer, which costs a Python call per
-element on top of ours):
+Safety, the way defusedxml does it, but with its hooks set on a raw expat parser: going
+through ``defusedxml.expatreader`` would add the SAX layer's Python call and attributes
+object per element on top of our callbacks.
 
 * any ``<!DOCTYPE`` is refused (uiautomator never writes one, and every entity attack — billion
   laughs, quadratic blowup, external entities — needs one); entity declarations, unparsed
