@@ -6,7 +6,8 @@ Run from the repository root::
 
 Side by side, in one run, on every dump of ``../shared/corpus/dumps``:
 
-(a) ``stream``  — this package: ``StreamPruner`` (expat callbacks prune while parsing) + render;
+(a) ``stream``  — this package: ``StreamPruner`` (expat callbacks prune while parsing) + render,
+    fed the whole buffer, and again in 4 KiB chunks as bytes arrive from a device;
 (b) ``dom``     — a naive full-DOM baseline: ``defusedxml.ElementTree.fromstring`` builds the
     whole tree, then a walk over it drives the *same* rule callbacks, then the same render;
 (c) ``js``      — the JS baremobile 0.10 figures recorded in ``BASELINE.tsv``;
@@ -49,6 +50,14 @@ def stream_pipeline(data: bytes) -> Snapshot:
     """(a) this package, exactly as the Page uses it."""
     pruner = StreamPruner()
     pruner.feed(data)
+    return pruner.close()
+
+
+def stream_chunked(data: bytes, size: int = 4096) -> Snapshot:
+    """(a) again, fed in 4 KiB pieces the way bytes arrive from the device."""
+    pruner = StreamPruner()
+    for i in range(0, len(data), size):
+        pruner.feed(data[i : i + size])
     return pruner.close()
 
 
@@ -120,6 +129,7 @@ def main() -> int:
 
     pipes: dict[str, Callable[[bytes], object]] = {
         "stream": stream_pipeline,
+        "chunked": stream_chunked,
         "dom": dom_pipeline,
         "expat": expat_floor,
     }
@@ -160,7 +170,8 @@ def main() -> int:
             rc = recall(data, snap.text, centers)
             st["act"] += rc.actionable
             st["rec"] += rc.recalled
-        if outs["stream"].text != outs["dom"].text:
+        chunked_text = stream_chunked(data).text
+        if outs["stream"].text != outs["dom"].text or chunked_text != outs["stream"].text:
             mismatches.append(path.name)
         times: dict[str, list[float]] = {k: [] for k in pipes}
         gc.collect()
@@ -201,6 +212,11 @@ def main() -> int:
             f"{labels[k]:<26}{total[k]:>9.1f}{med[k]:>10.3f}{mb / (total[k] / 1000):>7.1f}"
             f"{st['chars']:>9}{st['tokens']:>9}{rec:>18}{st['tok_full']:>13}"
         )
+        if k == "stream":
+            print(
+                f"{'    same, 4 KiB chunks':<26}{total['chunked']:>9.1f}{med['chunked']:>10.3f}"
+                f"{mb / (total['chunked'] / 1000):>7.1f}{'(identical output)':>27}"
+            )
     js_chars = sum(int(r.get("js_chars") or 0) for r in base.values())
     rec = f"{js_rec}/{js_act} {100 * js_rec / max(1, js_act):.1f}%"
     print(
