@@ -18,9 +18,19 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def corpus_dir() -> Path:
-    """Where the real-dump corpus lives (``$BAREMOBILE_CORPUS`` or ``<repo>/../shared/corpus``)."""
+    """Where the real-dump corpus lives.
+
+    ``$BAREMOBILE_CORPUS``, else the first ``shared/corpus`` beside the repository or beside
+    one of its parent folders (the repository is normally checked out next to ``shared/``).
+    """
     env = os.environ.get("BAREMOBILE_CORPUS")
-    return Path(env) if env else REPO.parent / "shared" / "corpus"
+    if env:
+        return Path(env)
+    for parent in REPO.parents:
+        candidate = parent / "shared" / "corpus"
+        if (candidate / "dumps").is_dir():
+            return candidate
+    return REPO.parent / "shared" / "corpus"
 
 
 def corpus_files() -> list[Path]:

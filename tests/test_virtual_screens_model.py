@@ -16,6 +16,7 @@ from baremobile.virtual.png import Canvas, png_size
 from baremobile.virtual.scenario import DEMO_PATH, load_scenario, render_template
 from baremobile.virtual.screens import ScenarioError, ScreenModel
 from baremobile.virtual.uixml import DumpError, escape_attr, parse_dump, serialize
+from tests.snapshot_helpers import corpus_dir
 
 from .test_virtual_screens import Clock, Phone, bounds, center, check_dump
 
@@ -454,10 +455,10 @@ apps:
     assert [t for t, _ in p.m.tasks()] == ["com.example.other", "com.example.app"]
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dumps"
+CORPUS = corpus_dir() / "dumps"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the repo")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS} (set BAREMOBILE_CORPUS)")
 def test_real_dumps_work_as_scenario_screens(tmp_path: Path) -> None:
     """A sample of real captured dumps, each loaded as a user's one-screen scenario."""
     files = sorted(CORPUS.glob("*.xml"))[::9]
