@@ -1781,15 +1781,26 @@ class Shell:
             c = yield from self.execute(node.cond, gio)
             if (c == 0) == node.until:
                 break
-            try:
-                status = yield from self.execute(node.body, gio)
-            except _LoopCtl as ctl:
-                if ctl.levels > 1:
-                    ctl.levels -= 1
-                    raise
-                if ctl.kind == "break":
-                    break
+            status, stop = yield from self._loop_body(node.body, gio, status)
+            if stop:
+                break
         return status
+
+    def _loop_body(
+        self, body: Node, gio: IO, status: int
+    ) -> Generator[Chunk, None, tuple[int, bool]]:
+        """One pass of a loop body: (its status, whether ``break`` ended the loop).
+
+        ``break``/``continue`` leave the status of the last completed pass; ``break N`` /
+        ``continue N`` travel outwards one loop at a time.
+        """
+        try:
+            return (yield from self.execute(body, gio)), False
+        except _LoopCtl as ctl:
+            if ctl.levels > 1:
+                ctl.levels -= 1
+                raise
+            return status, ctl.kind == "break"
 
     def _x_for(self, node: For, io: IO) -> Gen:
         gio = yield from self.redirect(node.redirs, io)
@@ -1804,14 +1815,9 @@ class Shell:
         status = 0
         for v in values:
             self.set_var(node.var, v)
-            try:
-                status = yield from self.execute(node.body, gio)
-            except _LoopCtl as ctl:
-                if ctl.levels > 1:
-                    ctl.levels -= 1
-                    raise
-                if ctl.kind == "break":
-                    break
+            status, stop = yield from self._loop_body(node.body, gio, status)
+            if stop:
+                break
         return status
 
     def _x_case(self, node: Case, io: IO) -> Gen:
