@@ -70,25 +70,53 @@ class ShellResult:
 
 
 class Transport(ABC):
-    """Bytes to and from one device. Implementations are thread-safe."""
+    """Bytes to and from one device. Implementations are thread-safe.
+
+    An implementation provides :meth:`open_service` (a stream to ``service:command``),
+    :attr:`features`, :meth:`push`, :meth:`pull` and :meth:`close`; the shell verbs and
+    their exit-status rules are shared here.
+    """
 
     #: The serial adb would show (``emulator-5554``, ``192.168.1.7:5555``, a USB serial).
     serial: str
     #: ``"tcp"``, ``"usb"``, ``"server"`` (through an adb server) or ``"virtual"``.
     kind: str
-    #: Features the device's adbd advertised (``shell_v2``, ``cmd``, ``stat_v2`` …).
-    features: frozenset[str]
+    #: Default per-call timeout in seconds.
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    @abstractmethod
+    def features(self) -> frozenset[str]:
+        """Features the device's adbd advertises (``shell_v2``, ``cmd``, ``stat_v2`` …)."""
 
     @abstractmethod
+    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+        """Open ``service:command`` on the device and yield the bytes it sends, as they come."""
+
+    def _timeout(self, timeout: float | None) -> float:
+        return self.timeout if timeout is None else float(timeout)
+
     def shell(self, command: str, *, timeout: float | None = None) -> ShellResult:
-        """Run ``command`` through the device's ``sh -c``; wait for its exit status."""
+        """Run ``command`` through the device's ``sh -c``; wait for its exit status.
 
-    @abstractmethod
+        ``shell,v2`` when the device has it (stdout, stderr and the status apart); else the
+        command in a subshell followed by a sentinel echo of ``$?`` (stderr merged).
+        """
+        t = self._timeout(timeout)
+        if "shell_v2" in self.features:
+            chunks = self.open_service("shell,v2,raw", command, timeout=t)
+            return ShellV2Decoder.decode_all(chunks, command)
+        wrapped, marker = with_sentinel(command)
+        out = b"".join(self.open_service("shell", wrapped, timeout=t))
+        stdout, code = split_sentinel(out, marker, command)
+        return ShellResult(stdout, b"", code, command)
+
     def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
         """Run ``command`` with ``exec:`` and yield its raw stdout as it arrives.
 
         ``timeout`` bounds the whole command. Close the iterator to abandon it early.
         """
+        return self.open_service("exec", command, timeout=self._timeout(timeout))
 
     def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
         """Raw stdout of ``command`` (binary-safe; ``exec:`` has no pty)."""

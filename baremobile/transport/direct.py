@@ -48,14 +48,7 @@ from baremobile.errors import (
     ProtocolError,
     ServiceRefused,
 )
-from baremobile.transport.base import (
-    DEFAULT_TIMEOUT,
-    ShellResult,
-    ShellV2Decoder,
-    Transport,
-    split_sentinel,
-    with_sentinel,
-)
+from baremobile.transport.base import DEFAULT_TIMEOUT, Transport
 from baremobile.transport.keys import AdbKey, load_signers
 
 __all__ = ["DirectTransport", "FastTcpTransport", "parse_banner"]
@@ -326,7 +319,7 @@ class DirectTransport(Transport):
         self._lock = threading.RLock()
         self._device: AdbDevice | None = None
         self._transport: Any = None
-        self.features: frozenset[str] = frozenset()
+        self._features: frozenset[str] = frozenset()
         self.props: dict[str, str] = {}
         self.banner = ""
 
@@ -352,9 +345,22 @@ class DirectTransport(Transport):
 
     def connect(self) -> None:
         """Open the connection now (otherwise the first call does)."""
+        self._ensure()
+
+    def _ensure(self) -> AdbDevice:
+        """The connected device, connecting first if needed (call with or without the lock)."""
         with self._lock:
             if self._device is None:
                 self._connect()
+            assert self._device is not None
+            return self._device
+
+    @property
+    def features(self) -> frozenset[str]:
+        """What the device's banner advertised (connects if needed)."""
+        with self._lock:
+            self._ensure()
+            return self._features
 
     def _connect(self) -> None:
         transport = self._make_transport()
@@ -399,9 +405,9 @@ class DirectTransport(Transport):
         sniffer = getattr(transport, "sniffer", None)
         if sniffer is not None and sniffer.banner is not None:
             self.banner = sniffer.banner
-            self.props, self.features = parse_banner(sniffer.banner)
+            self.props, self._features = parse_banner(sniffer.banner)
         elif self.kind == "usb":
-            self.features = frozenset({"shell_v2"}) if self._probe_v2() else frozenset()
+            self._features = frozenset({"shell_v2"}) if self._probe_v2() else frozenset()
 
     def _probe_v2(self) -> bool:
         try:
@@ -424,18 +430,15 @@ class DirectTransport(Transport):
         return _map_error(exc, what, timeout)
 
     # -- verbs ---------------------------------------------------------------------------
-    def _chunks(self, service: bytes, command: str, timeout: float) -> Iterator[bytes]:
+    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
         """Open ``service:command`` and yield its WRTE payloads (lock held throughout)."""
-        what = f"`{command}`" if command else service.decode()
+        what = f"`{command}`" if command else service
         with self._lock:
-            if self._device is None:
-                self._connect()
-            device = self._device
-            assert device is not None
+            device = self._ensure()
             finished = False
             try:
                 gen = device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
-                    service, command.encode("utf-8"), timeout, timeout, timeout
+                    service.encode(), command.encode("utf-8"), timeout, timeout, timeout
                 )
                 yield from gen
                 finished = True
@@ -450,31 +453,14 @@ class DirectTransport(Transport):
                 if not finished:  # abandoned or failed mid-stream: the connection is dirty
                     self.close()
 
-    def shell(self, command: str, *, timeout: float | None = None) -> ShellResult:
-        t = self.timeout if timeout is None else float(timeout)
-        with self._lock:
-            if self._device is None:
-                self._connect()
-            if "shell_v2" in self.features:
-                return ShellV2Decoder.decode_all(self._chunks(b"shell,v2,raw", command, t), command)
-            wrapped, marker = with_sentinel(command)
-            out = b"".join(self._chunks(b"shell", wrapped, t))
-        stdout, code = split_sentinel(out, marker, command)
-        return ShellResult(stdout, b"", code, command)
-
-    def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
-        t = self.timeout if timeout is None else float(timeout)
-        return self._chunks(b"exec", command, t)
-
     def push(
         self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
     ) -> None:
-        t = self.timeout if timeout is None else float(timeout)
+        t = self._timeout(timeout)
         with self._lock:
-            if self._device is None:
-                self._connect()
+            device = self._ensure()
             try:
-                self._device.push(  # type: ignore[union-attr]
+                device.push(
                     io.BytesIO(data),
                     path,
                     st_mode=0o100000 | mode,
@@ -489,13 +475,12 @@ class DirectTransport(Transport):
                 raise self._fail(exc, f"push to {path}", t) from None
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
-        t = self.timeout if timeout is None else float(timeout)
+        t = self._timeout(timeout)
         with self._lock:
-            if self._device is None:
-                self._connect()
+            device = self._ensure()
             buf = io.BytesIO()
             try:
-                self._device.pull(path, buf, transport_timeout_s=t, read_timeout_s=t)  # type: ignore[union-attr]
+                device.pull(path, buf, transport_timeout_s=t, read_timeout_s=t)
             except BaseException as exc:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     self.close()

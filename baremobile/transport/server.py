@@ -28,14 +28,7 @@ from baremobile.errors import (
     DeviceNotFound,
     DeviceUnauthorized,
 )
-from baremobile.transport.base import (
-    DEFAULT_TIMEOUT,
-    ShellResult,
-    ShellV2Decoder,
-    Transport,
-    split_sentinel,
-    with_sentinel,
-)
+from baremobile.transport.base import DEFAULT_TIMEOUT, Transport
 
 __all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "server_address"]
 
@@ -235,21 +228,9 @@ class ServerTransport(Transport):
         finally:
             sock.close()
 
-    def shell(self, command: str, *, timeout: float | None = None) -> ShellResult:
-        t = self.timeout if timeout is None else float(timeout)
-        if "shell_v2" in self.features:
-            sock = self.client.open(self.serial, f"shell,v2,raw:{command}", t)
-            return ShellV2Decoder.decode_all(self._read_all(sock, f"`{command}`", t), command)
-        wrapped, marker = with_sentinel(command)
-        sock = self.client.open(self.serial, f"shell:{wrapped}", t)
-        out = b"".join(self._read_all(sock, f"`{command}`", t))
-        stdout, code = split_sentinel(out, marker, command)
-        return ShellResult(stdout, b"", code, command)
-
-    def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
-        t = self.timeout if timeout is None else float(timeout)
-        sock = self.client.open(self.serial, f"exec:{command}", t)
-        return self._read_all(sock, f"`{command}`", t)
+    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+        sock = self.client.open(self.serial, f"{service}:{command}", timeout)
+        return self._read_all(sock, f"`{command}`", timeout)
 
     # -- sync ----------------------------------------------------------------------------
     def _sync(self, timeout: float) -> socket.socket:
@@ -258,7 +239,7 @@ class ServerTransport(Transport):
     def push(
         self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
     ) -> None:
-        t = self.timeout if timeout is None else float(timeout)
+        t = self._timeout(timeout)
         import time
 
         with self._sync(t) as sock:
@@ -281,7 +262,7 @@ class ServerTransport(Transport):
                 raise CommandTimeout(f"push to {path} did not finish within {t:g} s") from None
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
-        t = self.timeout if timeout is None else float(timeout)
+        t = self._timeout(timeout)
         with self._sync(t) as sock:
             try:
                 raw = path.encode()
