@@ -11,6 +11,7 @@ from __future__ import annotations
 import types as _types
 
 from baremobile import snapshot as _snapshot_package
+from baremobile.async_page import AsyncPage, connect_async
 from baremobile.errors import (
     AutomationBusy,
     BaremobileError,
@@ -53,6 +54,8 @@ _snapshot_package.__class__ = _CallableSnapshotPackage
 
 __all__ = [
     "__version__",
+    "AsyncPage",
+    "connect_async",
     "Page",
     "Screenshot",
     "Selector",
