@@ -134,7 +134,10 @@ class _Stream:
         self.ready = threading.Event()
         self.ready.set()  # "an OPEN message also implies a READY message"
         self.closed = threading.Event()
-        self.outbox: queue.Queue[Any] = queue.Queue(maxsize=64)
+        # unbounded: the connection's reader thread queues replies and must never block
+        # (it is the thread that processes the OKAYs the sender waits for); producers of
+        # command output get backpressure in put() instead
+        self.outbox: queue.Queue[Any] = queue.Queue()
         self.on_data: Callable[[bytes], None] = lambda data: None
         self.on_close: Callable[[], None] = lambda: None
         self.fault: FaultRule | None = None
@@ -142,14 +145,16 @@ class _Stream:
         self.threads: list[threading.Thread] = []
 
     # -- called from any thread --------------------------------------------------------
-    def put(self, item: Any) -> None:
-        """Queue output (bytes) or _END for the sender; gives up once the stream closed."""
-        while not self.closed.is_set():
-            try:
-                self.outbox.put(item, timeout=0.1)
-                return
-            except queue.Full:
-                continue
+    def put(self, item: Any, *, wait: bool = True) -> None:
+        """Queue output (bytes) or _END for the sender.
+
+        With ``wait`` (command producers), block while 64 items are already queued, so a
+        fast command cannot outrun a slow client; gives up once the stream closed.
+        """
+        while wait and self.outbox.qsize() >= 64 and not self.closed.is_set():
+            self.closed.wait(0.01)
+        if not self.closed.is_set():
+            self.outbox.put(item)
 
     def close_from_host(self) -> None:
         """The host sent CLSE: stop the service and answer with our CLSE."""
@@ -158,8 +163,7 @@ class _Stream:
         self.closed.set()
         self.conn.forget(self)
         self.conn.send(P.A_CLSE, self.local_id, self.remote_id)
-        with contextlib.suppress(queue.Full):
-            self.outbox.put_nowait(_ABORT)
+        self.outbox.put_nowait(_ABORT)
         self.on_close()
 
     def close_quietly(self) -> None:
@@ -167,8 +171,7 @@ class _Stream:
         if self.closed.is_set():
             return
         self.closed.set()
-        with contextlib.suppress(queue.Full):
-            self.outbox.put_nowait(_ABORT)
+        self.outbox.put_nowait(_ABORT)
         self.on_close()
 
     # -- sender thread -----------------------------------------------------------------
@@ -662,10 +665,10 @@ class AdbdServer:
             except SyncQuit as exc:
                 if str(exc) != "QUIT":
                     log.info("sync session ended: %s", exc)
-                stream.put(_END)
+                stream.put(_END, wait=False)
                 return
             if reply:
-                stream.put(reply)
+                stream.put(reply, wait=False)
 
         stream.on_data = on_data
 
