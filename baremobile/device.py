@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -164,15 +165,20 @@ def untypable(text: str) -> list[str]:
     return list(dict.fromkeys(c for c in text if c not in TYPABLE and c not in KEY_CHARS))
 
 
+#: Longest piece of a word typed by one ``input text`` (old adbd caps a command at 4 KiB).
+MAX_PIECE = 1000
+
+
 def _text_pieces(word: str) -> list[str]:
     """Split a word so no piece contains ``%`` directly followed by ``s``.
 
     ``input text`` turns every ``%s`` into a space; typing ``%`` and ``s…`` in two
-    commands is the only way to produce a literal ``%s``.
+    commands is the only way to produce a literal ``%s``. Long words are also cut into
+    pieces of at most :data:`MAX_PIECE` characters, so every command line stays small.
     """
     pieces, start = [], 0
     for i in range(len(word) - 1):
-        if word[i] == "%" and word[i + 1] == "s":
+        if (word[i] == "%" and word[i + 1] == "s") or i + 1 - start >= MAX_PIECE:
             pieces.append(word[start : i + 1])
             start = i + 1
     pieces.append(word[start:])
@@ -306,8 +312,13 @@ class Device:
         return chosen.get("Override") or chosen.get("Physical") or 0
 
     def focus(self) -> Focus | None:
-        """The focused app window (``dumpsys window`` → ``mCurrentFocus``)."""
-        text = self.run(["dumpsys", "window", "windows"], check=False).text
+        """The focused app window (``dumpsys window`` → ``mCurrentFocus``).
+
+        The line moved between sections over Android versions (``windows`` before 10,
+        ``displays`` after), so the whole dump is filtered on the device.
+        """
+        pattern = quote("mCurrentFocus|mFocusedApp")
+        text = self.transport.shell(f"dumpsys window | grep -E {pattern}").text
         m = re.search(r"mCurrentFocus=Window\{\S+ \S+ ([^/\s}]+)/([^\s}]+)\}", text)
         if not m:
             m2 = re.search(r"mCurrentFocus=Window\{\S+ \S+ ([^\s}]+)\}", text)
@@ -324,7 +335,7 @@ class Device:
 
     # -- the hierarchy ----------------------------------------------------------------
     def dump_stream(
-        self, *, timeout: float = DUMP_TIMEOUT, path: str = DUMP_PATH
+        self, *, timeout: float = DUMP_TIMEOUT, path: str | None = None
     ) -> Iterator[bytes]:
         """Dump the UI hierarchy and yield the XML bytes as they arrive.
 
@@ -333,7 +344,8 @@ class Device:
         (:class:`~baremobile.errors.DeviceNotIdle`, :class:`NullRootNode`,
         :class:`AutomationBusy`, other :class:`DumpFailed`).
         """
-        p = quote(path)
+        # a file of its own per call: two clients of one device cannot remove each other's
+        p = quote(path or f"{DUMP_PATH[:-4]}-{secrets.token_hex(4)}.xml")
         cmd = f"rm -f {p}; uiautomator dump {p}; cat {p}; rm -f {p}"
         try:
             yield from self._xml_after_status(self.transport.stream(cmd, timeout=timeout))
@@ -444,8 +456,9 @@ class Device:
             raise InvalidArgument("an intent needs an action, data, component or package")
         r = self.run(argv, check=False)
         said = (r.stdout + r.stderr).decode("utf-8", "replace")
-        if r.exit_code != 0 or "Error:" in said:
-            line = next((x for x in said.splitlines() if "Error" in x), said.strip())
+        errors = [x for x in said.splitlines() if x.lstrip().startswith("Error")]
+        if r.exit_code != 0 or errors:
+            line = errors[0].strip() if errors else said.strip()
             raise CommandFailed(
                 f"am start failed: {line}",
                 command=command_line(argv),

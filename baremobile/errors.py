@@ -35,6 +35,7 @@ __all__ = [
     "InvalidArgument",
     "UnsupportedText",
     "Busy",
+    "PageClosed",
 ]
 
 
@@ -258,3 +259,10 @@ class Busy(BaremobileError):
 
     code = "BUSY"
     default_hint = "wait for the other call to finish, then try again"
+
+
+class PageClosed(BaremobileError):
+    """The page was closed; its connection is gone."""
+
+    code = "PAGE_CLOSED"
+    default_hint = "connect() again to get a new page"

@@ -1,7 +1,9 @@
 """Android key codes and the friendly names ``page.press()`` accepts.
 
 ``press("back")``, ``press("KEYCODE_BACK")``, ``press("BACK")`` and ``press(4)`` are the
-same key. Names are case-insensitive; ``-``/space become ``_``.
+same key. Names are case-insensitive; ``-``/space become ``_``. A one-character string of a
+digit is that digit's key (``"5"`` → KEYCODE_5); a number (or a string of two or more
+digits) is a raw key code.
 """
 
 from __future__ import annotations
@@ -162,6 +164,8 @@ def keycode(key: str | int) -> int:
     if not isinstance(key, str):
         raise InvalidArgument(f"key must be a name or a key code, not {type(key).__name__}")
     name = key.strip()
+    if len(name) == 1 and name.isdigit():  # "5" is the digit 5 (KEYCODE_5), not code 5 (CALL)
+        return KEYCODES[name]
     if name.isdigit():
         return keycode(int(name))
     norm = name.replace("-", "_").replace(" ", "_")

@@ -13,10 +13,11 @@ Wherever a ref is accepted, a selector works too: ``page.tap({"text": "OK"})`` o
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import TracebackType
@@ -26,6 +27,7 @@ from baremobile.device import Device, Focus, number, typing_plan, validate_packa
 from baremobile.errors import (
     CommandTimeout,
     InvalidArgument,
+    PageClosed,
     RefNotFound,
 )
 from baremobile.keycodes import KEYCODES, keycode
@@ -39,6 +41,9 @@ __all__ = ["Page", "Selector", "Screenshot", "connect", "snapshot", "Target"]
 # ---------------------------------------------------------------------------------------
 # selectors
 # ---------------------------------------------------------------------------------------
+
+
+_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
 
 
 @dataclass(frozen=True)
@@ -58,38 +63,39 @@ class Selector:
     role: str | None = None
     index: int = 0
 
+    def __post_init__(self) -> None:
+        for f in _CRITERIA:
+            v = getattr(self, f)
+            if v is not None and not isinstance(v, str):
+                raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
+        if isinstance(self.index, bool) or not isinstance(self.index, int) or self.index < 0:
+            raise InvalidArgument(
+                f"selector index must be a non-negative integer, not {self.index!r}"
+            )
+        if all(getattr(self, f) is None for f in _CRITERIA):
+            raise InvalidArgument(
+                "a selector needs at least one of text, text_contains, desc, "
+                "desc_contains, id, role"
+            )
+
     @classmethod
     def of(cls, value: Selector | Mapping[str, Any]) -> Selector:
+        """A selector from a mapping (``resource_id`` is accepted for ``id``); validated."""
         if isinstance(value, Selector):
             return value
+        if not isinstance(value, Mapping):
+            raise InvalidArgument(f"a selector is a mapping, not {type(value).__name__}")
         names = {f.name for f in fields(cls)}
         unknown = set(value) - names - {"resource_id"}
         if unknown:
             raise InvalidArgument(
-                f"unknown selector field(s): {', '.join(sorted(unknown))}",
+                f"unknown selector field(s): {', '.join(sorted(map(str, unknown)))}",
                 hint=f"use {', '.join(sorted(names))}",
             )
         data = dict(value)
         if "resource_id" in data:
             data["id"] = data.pop("resource_id")
-        sel = cls(**data)
-        for f in ("text", "text_contains", "desc", "desc_contains", "id", "role"):
-            v = getattr(sel, f)
-            if v is not None and not isinstance(v, str):
-                raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
-        if isinstance(sel.index, bool) or not isinstance(sel.index, int) or sel.index < 0:
-            raise InvalidArgument(
-                f"selector index must be a non-negative integer, not {sel.index!r}"
-            )
-        if all(
-            getattr(sel, f) is None
-            for f in ("text", "text_contains", "desc", "desc_contains", "id", "role")
-        ):
-            raise InvalidArgument(
-                "a selector needs at least one of text, text_contains, desc, "
-                "desc_contains, id, role"
-            )
-        return sel
+        return cls(**data)
 
     def matches(self, snap: Snapshot) -> list[Node]:
         found = snap.find(
@@ -182,6 +188,14 @@ class Page:
         """The snapshot refs currently refer to (None before the first)."""
         return self._last
 
+    @contextlib.contextmanager
+    def _using(self) -> Iterator[None]:
+        """Hold the page for one verb; a closed page refuses."""
+        with self._lock:
+            if self._closed:
+                raise PageClosed(f"the page for {self.serial} is closed")
+            yield
+
     def close(self) -> None:
         """Release the connection (and stop the embedded virtual phone, if any)."""
         if not self._closed:
@@ -227,7 +241,7 @@ class Page:
             )
             if v is not None
         }
-        with self._lock:
+        with self._using():
             deadline = time.monotonic() + timeout
             snap = self._dump(limits, timeout)
             if stable:
@@ -251,7 +265,7 @@ class Page:
     ) -> list[Node]:
         """Elements of the last snapshot (taken now if there is none) matching a selector."""
         sel = Selector.of(selector if selector is not None else fields_)
-        with self._lock:
+        with self._using():
             snap = self._last or self.snapshot()
             return sel.matches(snap)
 
@@ -285,18 +299,19 @@ class Page:
             return self._target(int(target))
         if isinstance(target, (Selector, Mapping)):
             sel = Selector.of(target)
-            for attempt in range(2):
-                snap = self._last if (attempt == 0 and self._last is not None) else self.snapshot()
+            fresh = self._last is None
+            snap = self._last if self._last is not None else self.snapshot()
+            found = sel.matches(snap)
+            if len(found) <= sel.index and not fresh:  # the screen may have moved on
+                snap = self.snapshot()
                 found = sel.matches(snap)
-                if len(found) > sel.index:
-                    n = found[sel.index]
-                    if n.ref is not None:
-                        ref = snap.refs[n.ref]
-                        return ref.center, ref.bounds, ref
-                    vis = n.vis or (0, 0, 0, 0)
-                    return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
-                if attempt == 0 and self._last is None:
-                    break
+            if len(found) > sel.index:
+                n = found[sel.index]
+                if n.ref is not None:
+                    ref = snap.refs[n.ref]
+                    return ref.center, ref.bounds, ref
+                vis = n.vis or (0, 0, 0, 0)
+                return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
             raise RefNotFound(
                 f"nothing on screen matches {sel}",
                 hint="take a snapshot and check the element's text, desc or id",
@@ -308,14 +323,14 @@ class Page:
     # -- acting -------------------------------------------------------------------------
     def tap(self, target: Target) -> None:
         """Tap the element (its visible center)."""
-        with self._lock:
+        with self._using():
             (x, y), _, _ = self._target(target)
             self.device.tap(x, y)
 
     def long_press(self, target: Target, ms: int = 1000) -> None:
         """Press and hold (a zero-distance swipe of ``ms`` milliseconds)."""
         ms = number("ms", ms, minimum=1, maximum=60_000)
-        with self._lock:
+        with self._using():
             (x, y), _, _ = self._target(target)
             self.device.swipe(x, y, x, y, ms)
 
@@ -323,7 +338,7 @@ class Page:
         """Tap screen coordinates."""
         xi = number("x", x, minimum=0, maximum=100_000)
         yi = number("y", y, minimum=0, maximum=100_000)
-        with self._lock:
+        with self._using():
             self.device.tap(xi, yi)
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, ms: int = 300) -> None:
@@ -333,7 +348,7 @@ class Page:
             for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2))
         ]
         d = number("ms", ms, minimum=1, maximum=60_000)
-        with self._lock:
+        with self._using():
             self.device.swipe(*pts, d)
 
     def scroll(
@@ -351,25 +366,33 @@ class Page:
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 < amount <= 1:
             raise InvalidArgument(f"amount must be a fraction in (0, 1], not {amount!r}")
         d = number("ms", ms, minimum=1, maximum=10_000)
-        with self._lock:
-            if target is None:
-                snap = self._last or self.snapshot()
-                w, h = snap.width or 1080, snap.height or 1920
-                x1, y1, x2, y2 = int(w * 0.1), int(h * 0.2), int(w * 0.9), int(h * 0.8)
-            else:
-                _, (x1, y1, x2, y2), _ = self._target(target)
-            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
-            half_w = max(1, int((x2 - x1) * amount / 2))
-            half_h = max(1, int((y2 - y1) * amount / 2))
-            if direction == "down":
-                start, end = (cx, cy + half_h), (cx, cy - half_h)
-            elif direction == "up":
-                start, end = (cx, cy - half_h), (cx, cy + half_h)
-            elif direction == "right":
-                start, end = (cx + half_w, cy), (cx - half_w, cy)
-            else:
-                start, end = (cx - half_w, cy), (cx + half_w, cy)
-            self.device.swipe(*start, *end, d)
+        with self._using():
+            self._swipe_within(self._scroll_area(target), direction, amount, d)
+
+    def _scroll_area(self, target: Target | None) -> tuple[int, int, int, int]:
+        if target is not None:
+            return self._target(target)[1]
+        snap = self._last or self.snapshot()
+        w, h = snap.width or 1080, snap.height or 1920
+        return int(w * 0.1), int(h * 0.2), int(w * 0.9), int(h * 0.8)
+
+    def _swipe_within(
+        self, bounds: tuple[int, int, int, int], direction: str, amount: float, ms: int
+    ) -> None:
+        # never start on the element's (exclusive) edge: at most 95% of its extent
+        x1, y1, x2, y2 = bounds
+        cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+        half_w = max(1, int((x2 - x1) * min(amount, 0.95) / 2))
+        half_h = max(1, int((y2 - y1) * min(amount, 0.95) / 2))
+        if direction == "down":
+            start, end = (cx, cy + half_h), (cx, cy - half_h)
+        elif direction == "up":
+            start, end = (cx, cy - half_h), (cx, cy + half_h)
+        elif direction == "right":
+            start, end = (cx + half_w, cy), (cx - half_w, cy)
+        else:
+            start, end = (cx - half_w, cy), (cx + half_w, cy)
+        self.device.swipe(*start, *end, ms)
 
     def type(self, target: Target, text: str, *, clear: bool = False, submit: bool = False) -> None:
         """Type ``text`` into a field so that it holds exactly that text.
@@ -380,7 +403,7 @@ class Page:
         anything is typed if ``input text`` cannot type some of it.
         """
         plan = typing_plan(text)  # validates before anything happens
-        with self._lock:
+        with self._using():
             (x, y), _, node = self._target(target)
             commands: list[list[str]] = []
             if node is None or not node.focused:
@@ -406,7 +429,7 @@ class Page:
     def press(self, key: str | int) -> None:
         """Press a key: a name (``back``, ``home``, ``enter``, ``KEYCODE_MEDIA_PLAY``) or a code."""
         code = keycode(key)
-        with self._lock:
+        with self._using():
             self.device.keyevent(code)
 
     def back(self) -> None:
@@ -421,13 +444,13 @@ class Page:
     def launch(self, package: str) -> None:
         """Start an app by package name (its launcher activity)."""
         validate_package(package)
-        with self._lock:
+        with self._using():
             self.device.launch(package)
 
     def open_url(self, uri: str) -> None:
         """Open a URI with the app that handles it (ACTION_VIEW)."""
         validate_uri(uri)
-        with self._lock:
+        with self._using():
             self.device.start_activity(action="android.intent.action.VIEW", data=uri)
 
     def intent(
@@ -442,7 +465,7 @@ class Page:
         flags: int | None = None,
     ) -> str:
         """Start an activity with an explicit intent (``am start``); returns am's output."""
-        with self._lock:
+        with self._using():
             return self.device.start_activity(
                 action=action,
                 data=data,
@@ -455,7 +478,7 @@ class Page:
 
     def screenshot(self) -> Screenshot:
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""
-        with self._lock:
+        with self._using():
             return Screenshot(self.device.screencap())
 
     # -- waiting ------------------------------------------------------------------------
@@ -485,13 +508,17 @@ class Page:
         return self.snapshot(stable=True, timeout=timeout)
 
     def _poll(self, ok: Any, what: str, timeout: float, interval: float) -> Snapshot:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-            raise InvalidArgument(
-                f"timeout must be a non-negative number of seconds, not {timeout!r}"
-            )
+        for name, value in (("timeout", timeout), ("interval", interval)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (0 <= value <= 3600)
+            ):
+                raise InvalidArgument(f"{name} must be a number of seconds (0–3600), not {value!r}")
         deadline = time.monotonic() + timeout
         while True:
-            snap = self.snapshot()
+            # each dump may use what is left of the wait (at least 2 s: a dump takes time)
+            snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
             if ok(snap):
                 return snap
             if time.monotonic() + interval > deadline:
@@ -513,14 +540,19 @@ class Page:
         """Scroll ``target`` (or the screen) until an element matches; return it."""
         sel = Selector.of(selector)
         limit = number("max_scrolls", max_scrolls, minimum=0, maximum=200)
-        with self._lock:
+        if direction not in _DIRECTIONS:
+            raise InvalidArgument(
+                f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}"
+            )
+        with self._using():
             snap = self.snapshot()
+            area = self._scroll_area(target)  # resolved once: later snapshots renumber refs
             for _ in range(limit + 1):
                 found = sel.matches(snap)
                 if len(found) > sel.index:
                     return found[sel.index]
                 before = snap.text
-                self.scroll(target, direction)
+                self._swipe_within(area, direction, 0.6, 400)
                 snap = self.snapshot()
                 if snap.text == before:  # reached the end
                     break
@@ -532,7 +564,7 @@ class Page:
     # -- the device ---------------------------------------------------------------------
     def device_info(self) -> dict[str, Any]:
         """Model, Android version, API level, screen size and density, foreground app."""
-        with self._lock:
+        with self._using():
             props = self.device.props()
             w, h = self.device.screen_size()
             focus = self.device.focus()
@@ -551,26 +583,38 @@ class Page:
 
     def foreground(self) -> Focus | None:
         """The focused app (package, activity)."""
-        with self._lock:
+        with self._using():
             return self.device.focus()
 
     def apps(self, *, third_party: bool = False) -> list[str]:
         """Installed package names (``third_party=True``: only user-installed apps)."""
-        with self._lock:
+        with self._using():
             return self.device.packages(third_party=third_party)
 
     def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
-        with self._lock:
+        with self._using():
             return self.device.logcat(lines=lines, tag=tag)
 
     def push(self, data: bytes | str | Path, device_path: str) -> None:
-        """Copy bytes or a local file to the device."""
-        payload = Path(data).read_bytes() if isinstance(data, (str, Path)) else bytes(data)
-        with self._lock:
+        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            payload = bytes(data)
+        elif isinstance(data, (str, Path)):
+            try:
+                payload = Path(data).read_bytes()
+            except OSError as exc:
+                raise InvalidArgument(
+                    f"cannot read local file {str(data)!r}: {exc.strerror or exc}",
+                    hint="pass bytes to push content, or the path of an existing file",
+                ) from None
+        else:
+            raise InvalidArgument(f"push takes bytes or a local path, not {type(data).__name__}")
+        with self._using():
             self.transport.push(payload, device_path)
 
     def pull(self, device_path: str) -> bytes:
-        with self._lock:
+        """The contents of ``device_path`` on the device."""
+        with self._using():
             return self.transport.pull(device_path)
 
     def shell(self, command: str, *, timeout: float | None = None) -> str:
@@ -578,7 +622,7 @@ class Page:
 
         An escape hatch: the command line is passed to the device's shell as written.
         """
-        with self._lock:
+        with self._using():
             return self.transport.shell(command, timeout=timeout).check().text
 
 

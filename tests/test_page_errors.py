@@ -43,12 +43,16 @@ def test_uiautomator_failures_are_distinct_typed_errors(page, phone, fault, erro
     assert page.snapshot().text == good.text  # and the next one works
 
 
-def test_a_stale_file_cannot_pose_as_a_fresh_dump(page, phone):
+def test_every_dump_uses_a_fresh_file_and_leaves_none_behind(page, phone):
     page.snapshot()
-    phone.fs.write("/data/local/tmp/baremobile_dump.xml", b"<hierarchy><node/></hierarchy>")
     phone.model.faults.set("idle", times=1)
     with pytest.raises(DeviceNotIdle):
         page.snapshot()
+    page.snapshot()
+    paths = [e["path"] for e in phone.events.list("dump")]
+    assert len(paths) == 3 and len(set(paths)) == 3  # no dump can read another's file
+    leftovers = [n for n, _ in phone.fs.listdir("/data/local/tmp") if n.startswith("baremobile")]
+    assert leftovers == []
 
 
 def test_slow_dump_times_out_within_the_timeout(page, phone, no_thread_leaks):

@@ -193,3 +193,101 @@ def test_usb_other_errors_are_not_claimed():
     from adb_shell.exceptions import UsbDeviceNotFoundError
 
     assert isinstance(map_usb_error(UsbDeviceNotFoundError("none")), DeviceNotFound)
+
+
+# -- the adb server client against a scripted server ------------------------------------
+
+
+class _ScriptedServer:
+    """A one-shot fake adb server: answers each accepted connection with canned bytes."""
+
+    def __init__(self, replies):
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.replies = list(replies)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        import time
+
+        for reply in self.replies:
+            conn, _ = self.sock.accept()
+            conn.recv(4096)
+            if callable(reply):
+                reply(conn)
+            else:
+                conn.sendall(reply)
+                time.sleep(0.05)
+            conn.close()
+
+
+def _hex(s: bytes) -> bytes:
+    return b"%04x" % len(s) + s
+
+
+def test_devices_l_parsing_including_no_permissions():
+    from baremobile.transport.server import AdbServerClient
+
+    listing = (
+        b"emulator-5554          device product:sdk_gphone64 model:sdk_gphone64_x86_64 "
+        b"device:emu64x transport_id:1\n"
+        b"R58M12345              no permissions (missing udev rules? user is in the plugdev "
+        b"group); see [http://developer.android.com/tools/device.html] usb:1-1 transport_id:2\n"
+        b"10.0.0.7:5555\tunauthorized usb:3-1 transport_id:3\n"
+    )
+    srv = _ScriptedServer([b"OKAY" + _hex(listing)])
+    devs = AdbServerClient(port=srv.port).devices()
+    assert [(d.serial, d.state) for d in devs] == [
+        ("emulator-5554", "device"),
+        ("R58M12345", "no permissions"),
+        ("10.0.0.7:5555", "unauthorized"),
+    ]
+    assert devs[0].properties["model"] == "sdk_gphone64_x86_64"
+    assert devs[1].properties == {"usb": "1-1", "transport_id": "2"}
+
+
+def test_server_garbage_and_resets_are_typed_errors():
+    from baremobile.transport.server import AdbServerClient
+
+    srv = _ScriptedServer([b"OKAYzz!!", b"WHAT", lambda c: c.close()])
+    client = AdbServerClient(port=srv.port)
+    with pytest.raises(ProtocolError):
+        client.devices()  # a length that is not hex
+    with pytest.raises(ProtocolError):
+        client.devices()  # neither OKAY nor FAIL
+    with pytest.raises(DeviceDisconnected):
+        client.devices()  # closed without a word
+
+
+def test_server_timeout_bounds_the_whole_command():
+    import time
+
+    from baremobile.errors import CommandTimeout
+    from baremobile.transport.server import AdbServerClient, ServerTransport
+
+    started = []
+
+    def trickle(conn):  # OKAY for transport and service, then a byte every 0.1 s forever
+        conn.sendall(b"OKAY")  # host:transport (already read)
+        conn.recv(4096)  # exec:yes
+        conn.sendall(b"OKAY")
+        started.append(True)
+        try:
+            for _ in range(100):
+                conn.sendall(b".")
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    srv = _ScriptedServer([trickle])
+    t = ServerTransport("x", client=AdbServerClient(port=srv.port))
+    t0 = time.monotonic()
+    with pytest.raises(CommandTimeout):
+        b"".join(t.stream("yes", timeout=0.5))
+    assert started and 0.4 < time.monotonic() - t0 < 1.5  # bytes kept coming; still cut

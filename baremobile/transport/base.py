@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from baremobile.errors import CommandFailed, ProtocolError
+from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -108,6 +108,8 @@ class Transport(ABC):
             return ShellV2Decoder.decode_all(chunks, command)
         wrapped, marker = with_sentinel(command)
         out = b"".join(self.open_service("shell", wrapped, timeout=t))
+        # before Android 7, shell: runs on a pty, which turns every \n into \r\n
+        out = out.replace(b"\r\n", b"\n")
         stdout, code = split_sentinel(out, marker, command)
         return ShellResult(stdout, b"", code, command)
 
@@ -145,6 +147,12 @@ class Transport(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def check_path(verb: str, path: object) -> None:
+    """A device path must be a non-empty string without NUL."""
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise InvalidArgument(f"{verb} needs a device path (a non-empty string), not {path!r}")
 
 
 # ---------------------------------------------------------------------------------------

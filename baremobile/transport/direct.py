@@ -41,6 +41,7 @@ from adb_shell.transport.tcp_transport import TcpTransport
 
 from baremobile.errors import (
     BaremobileError,
+    Busy,
     CommandFailed,
     CommandTimeout,
     DeviceDisconnected,
@@ -49,6 +50,7 @@ from baremobile.errors import (
     ServiceRefused,
 )
 from baremobile.transport.base import DEFAULT_TIMEOUT, Transport
+from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.keys import AdbKey, load_signers
 
 __all__ = ["DirectTransport", "FastTcpTransport", "parse_banner"]
@@ -261,7 +263,10 @@ def _map_error(exc: BaseException, what: str, timeout: float) -> BaremobileError
     if isinstance(exc, adb_exc.DeviceAuthError):
         return DeviceUnauthorized(f"{what}: {exc}")
     if isinstance(exc, (adb_exc.AdbCommandFailureException, adb_exc.PushFailedError)):
-        msg = str(exc).removeprefix("Command failed: ")
+        raw = exc.args[0] if exc.args else ""
+        if isinstance(raw, (bytes, bytearray)):
+            raw = bytes(raw).decode("utf-8", "replace")
+        msg = str(raw).removeprefix("Command failed: ")
         return CommandFailed(f"{what} failed on the device: {msg}", output=msg)
     if isinstance(exc, (adb_exc.UsbReadFailedError, adb_exc.UsbWriteFailedError)):
         return DeviceDisconnected(f"{what}: USB transfer failed ({exc})")
@@ -316,7 +321,9 @@ class DirectTransport(Transport):
         self.connect_timeout = float(connect_timeout)
         self._nodelay = nodelay
         self._coalesce = coalesce
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # connection state (brief)
+        self._busy = threading.Semaphore(1)  # the connection, for a whole command
+        self._busy_owner: int | None = None
         self._device: AdbDevice | None = None
         self._transport: Any = None
         self._features: frozenset[str] = frozenset()
@@ -429,64 +436,98 @@ class DirectTransport(Transport):
         self.close()
         return _map_error(exc, what, timeout)
 
+    # -- one command at a time -----------------------------------------------------------
+    # A semaphore, not the RLock: a stream holds it across yields, and whoever finishes or
+    # abandons the stream (possibly another thread, or the garbage collector) releases it.
+    def _acquire(self, timeout: float, what: str) -> None:
+        me = threading.get_ident()
+        if self._busy_owner == me:
+            raise Busy(
+                f"{what}: this thread still has an unfinished stream on {self.serial}",
+                hint="read the earlier stream to its end, or close() it, before the next call",
+            )
+        if not self._busy.acquire(timeout=max(timeout, 0.0)):
+            raise CommandTimeout(
+                f"{what}: {self.serial} stayed busy with another call for {timeout:g} s"
+            )
+        self._busy_owner = me
+
+    def _release(self) -> None:
+        self._busy_owner = None
+        self._busy.release()
+
     # -- verbs ---------------------------------------------------------------------------
     def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
-        """Open ``service:command`` and yield its WRTE payloads (lock held throughout)."""
+        """Open ``service:command`` and yield its WRTE payloads as they arrive.
+
+        The device is held for this stream until it ends or is closed (from any thread).
+        """
         what = f"`{command}`" if command else service
-        with self._lock:
+        self._acquire(timeout, what)
+        finished = False
+        try:
             device = self._ensure()
-            finished = False
-            try:
-                gen = device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
-                    service.encode(), command.encode("utf-8"), timeout, timeout, timeout
-                )
-                yield from gen
-                finished = True
-            except GeneratorExit:
+            gen = device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
+                service.encode(), command.encode("utf-8"), timeout, timeout, timeout
+            )
+            yield from gen
+            finished = True
+        except GeneratorExit:
+            raise
+        except BaremobileError:
+            raise
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    self.close()
-                    raise
-                raise self._fail(exc, what, timeout) from None
-            finally:
-                if not finished:  # abandoned or failed mid-stream: the connection is dirty
-                    self.close()
+            raise _map_error(exc, what, timeout) from None
+        finally:
+            if not finished:  # failed or abandoned mid-stream: the connection is dirty
+                self.close()
+            self._release()
+
+    def _sync(self, what: str, timeout: float, op: Callable[[AdbDevice], Any]) -> Any:
+        self._acquire(timeout, what)
+        try:
+            return op(self._ensure())
+        except BaremobileError:
+            self.close()
+            raise
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                self.close()
+                raise
+            raise self._fail(exc, what, timeout) from None
+        finally:
+            self._release()
 
     def push(
         self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
     ) -> None:
         t = self._timeout(timeout)
-        with self._lock:
-            device = self._ensure()
-            try:
-                device.push(
-                    io.BytesIO(data),
-                    path,
-                    st_mode=0o100000 | mode,
-                    mtime=int(time.time()),
-                    transport_timeout_s=t,
-                    read_timeout_s=t,
-                )
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    self.close()
-                    raise
-                raise self._fail(exc, f"push to {path}", t) from None
+        _check_path("push", path)
+
+        def op(device: AdbDevice) -> None:
+            device.push(
+                io.BytesIO(data),
+                path,
+                st_mode=0o100000 | mode,
+                mtime=int(time.time()),
+                transport_timeout_s=t,
+                read_timeout_s=t,
+            )
+
+        self._sync(f"push to {path}", t, op)
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
         t = self._timeout(timeout)
-        with self._lock:
-            device = self._ensure()
+        _check_path("pull", path)
+
+        def op(device: AdbDevice) -> bytes:
             buf = io.BytesIO()
-            try:
-                device.pull(path, buf, transport_timeout_s=t, read_timeout_s=t)
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    self.close()
-                    raise
-                raise self._fail(exc, f"pull of {path}", t) from None
+            device.pull(path, buf, transport_timeout_s=t, read_timeout_s=t)
             return buf.getvalue()
+
+        return self._sync(f"pull of {path}", t, op)
 
     def __repr__(self) -> str:
         state = "connected" if self._device is not None else "idle"

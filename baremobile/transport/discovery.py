@@ -30,7 +30,9 @@ from baremobile.errors import (
     BaremobileError,
     DeviceDisconnected,
     DeviceNotFound,
+    DevicePermissionDenied,
     DeviceUnauthorized,
+    InvalidArgument,
     MultipleDevices,
 )
 from baremobile.transport.base import Transport
@@ -146,6 +148,11 @@ def _pick(candidates: list[DeviceInfo], tried: list[str]) -> DeviceInfo:
     waiting = [d for d in candidates if d.state in ("unauthorized", "authorizing")]
     if waiting:
         raise DeviceUnauthorized(f"{waiting[0].serial} has not authorized this computer yet")
+    denied = [d for d in candidates if d.state == "no permissions"]
+    if denied:
+        raise DevicePermissionDenied(
+            f"{denied[0].serial}: the adb server has no permission to open it"
+        )
     if candidates:
         states = ", ".join(f"{d.serial} ({d.state})" for d in candidates)
         raise DeviceNotFound(f"no device is ready: {states}", tried=tried)
@@ -158,13 +165,27 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
     ``options`` go to the transport: ``timeout``, ``auth_timeout``, ``on_auth_prompt``,
     ``key_path``, ``connect_timeout``; for ``"virtual"`` also ``scenario`` and ``api_level``.
     """
+    if device is not None and not isinstance(device, str):
+        raise InvalidArgument(f"device must be a string spec, not {type(device).__name__}")
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise InvalidArgument(
+            f"unknown connect option(s): {', '.join(sorted(unknown))}",
+            hint=f"the options are: {', '.join(sorted(_OPTIONS))}",
+        )
     spec = (device or "").strip()
     if not spec or spec == "auto":
         spec = os.environ.get("ANDROID_SERIAL", "").strip() or "auto"
     if spec == "auto":
         return _auto(**options)
     if spec == "virtual" or spec.startswith("virtual:"):
-        return _virtual(spec.partition(":")[2] or options.pop("scenario", None), **options)
+        in_spec = spec.partition(":")[2]
+        scenario = options.pop("scenario", None)
+        if in_spec and scenario is not None and in_spec != str(scenario):
+            raise InvalidArgument(
+                f"two scenarios given: {in_spec!r} in the device spec and {scenario!r}"
+            )
+        return _virtual(in_spec or scenario, **options)
     if spec.startswith("adb:"):
         return _server(spec[4:], **options)
     if spec == "usb" or spec.startswith("usb:"):
@@ -200,6 +221,8 @@ _DIRECT_OPTIONS = {
     "timeout",
     "connect_timeout",
 }
+#: What ``connect()`` accepts besides the device spec.
+_OPTIONS = (_DIRECT_OPTIONS - {"host", "port", "usb_serial"}) | {"scenario", "api_level"}
 
 
 def _server_knows(serial: str) -> bool:
@@ -221,6 +244,8 @@ def _server(serial: str, **options: Any) -> ServerTransport:
         )
     if match.state in ("unauthorized", "authorizing"):
         raise DeviceUnauthorized(f"{serial} has not authorized this computer yet")
+    if match.state == "no permissions":
+        raise DevicePermissionDenied(f"{serial}: the adb server has no permission to open it")
     if match.state != "device":
         raise DeviceNotFound(
             f"{serial} is {match.state}", hint="reconnect it, or wait for it to boot"

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import struct
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -26,9 +28,13 @@ from baremobile.errors import (
     CommandTimeout,
     DeviceDisconnected,
     DeviceNotFound,
+    DevicePermissionDenied,
     DeviceUnauthorized,
+    ProtocolError,
+    ServiceRefused,
 )
 from baremobile.transport.base import DEFAULT_TIMEOUT, Transport
+from baremobile.transport.base import check_path as _check_path
 
 __all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "server_address"]
 
@@ -70,8 +76,53 @@ class ServerDevice:
         return "usb"
 
 
+_PROP = re.compile(r"^[A-Za-z_]+:\S")
+
+
 class _ServerFail(BaremobileError):
     code = "ADB_SERVER_FAIL"
+
+
+class _Deadline:
+    """One command's time budget, applied to every blocking socket call."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.end = time.monotonic() + timeout
+
+    def arm(self, sock: socket.socket) -> None:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        sock.settimeout(left)
+
+
+@contextlib.contextmanager
+def _typed(what: str, deadline: _Deadline | None = None) -> Iterator[None]:
+    """Socket and parsing failures as baremobile errors."""
+    try:
+        yield
+    except BaremobileError:
+        raise
+    except TimeoutError:
+        budget = f"within {deadline.timeout:g} s" if deadline else "in time"
+        raise CommandTimeout(f"{what} did not finish {budget}") from None
+    except OSError as exc:
+        raise DeviceDisconnected(f"{what}: connection to the adb server lost ({exc})") from None
+    except (ValueError, struct.error) as exc:
+        raise ProtocolError(f"{what}: the adb server sent something unexpected ({exc})") from None
+
+
+def _recv_exact(sock: socket.socket, n: int, deadline: _Deadline | None = None) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        if deadline is not None:
+            deadline.arm(sock)
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise DeviceDisconnected("the adb server closed the connection")
+        buf += chunk
+    return bytes(buf)
 
 
 class AdbServerClient:
@@ -101,80 +152,71 @@ class AdbServerClient:
         raw = service.encode("utf-8")
         sock.sendall(b"%04x" % len(raw) + raw)
 
-    @staticmethod
-    def _recv_exact(sock: socket.socket, n: int) -> bytes:
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = sock.recv(n - len(buf))
-            if not chunk:
-                raise DeviceDisconnected("the adb server closed the connection")
-            buf += chunk
-        return bytes(buf)
-
-    def _read_status(self, sock: socket.socket, service: str) -> None:
-        status = self._recv_exact(sock, 4)
+    def _read_status(self, sock: socket.socket, service: str, deadline: _Deadline | None) -> None:
+        status = _recv_exact(sock, 4, deadline)
         if status == b"OKAY":
             return
         if status == b"FAIL":
-            msg = self._read_string(sock)
+            msg = self._read_string(sock, deadline)
             raise _ServerFail(f"adb server refused '{service}': {msg}")
-        raise DeviceDisconnected(f"adb server sent {status!r} instead of OKAY/FAIL")
+        raise ProtocolError(f"adb server sent {status!r} instead of OKAY/FAIL")
 
-    def _read_string(self, sock: socket.socket) -> str:
-        length = int(self._recv_exact(sock, 4), 16)
-        return self._recv_exact(sock, length).decode("utf-8", "replace")
+    @staticmethod
+    def _read_string(sock: socket.socket, deadline: _Deadline | None) -> str:
+        length = int(_recv_exact(sock, 4, deadline), 16)
+        return _recv_exact(sock, length, deadline).decode("utf-8", "replace")
 
     def query(self, service: str) -> str:
         """A ``host:*`` request answered with one string (``host:version``, ``host:devices-l``)."""
-        with self._connect() as sock:
-            try:
-                self._send_request(sock, service)
-                self._read_status(sock, service)
-                return self._read_string(sock)
-            except TimeoutError:
-                raise CommandTimeout(f"adb server did not answer '{service}'") from None
+        deadline = _Deadline(self.timeout)
+        with self._connect() as sock, _typed(f"adb server request '{service}'", deadline):
+            self._send_request(sock, service)
+            self._read_status(sock, service, deadline)
+            return self._read_string(sock, deadline)
 
     # -- host services -------------------------------------------------------------------
     def version(self) -> int:
-        return int(self.query("host:version"), 16)
+        text = self.query("host:version")
+        with _typed("host:version"):
+            return int(text, 16)
 
     def devices(self) -> list[ServerDevice]:
         """``adb devices -l``."""
         out = []
         for line in self.query("host:devices-l").splitlines():
-            parts = line.split()
-            if len(parts) < 2:
+            serial, _, rest = line.partition("\t") if "\t" in line else line.partition(" ")
+            rest = rest.strip()
+            if not serial or not rest:
                 continue
-            props = dict(p.split(":", 1) for p in parts[2:] if ":" in p)
-            out.append(ServerDevice(parts[0], parts[1], props))
+            if rest.startswith("no permissions"):  # "no permissions (missing udev rules? …)"
+                state, rest = "no permissions", rest.partition(")")[2]
+            else:
+                state, _, rest = rest.partition(" ")
+            props = dict(p.split(":", 1) for p in rest.split() if _PROP.match(p))
+            out.append(ServerDevice(serial.strip(), state, props))
         return out
 
-    def features(self, serial: str) -> frozenset[str]:
+    def features(self, serial: str) -> frozenset[str] | None:
+        """The device's features, or None when the server could not say (try again later)."""
         try:
-            return frozenset(
-                f for f in self.query(f"host-serial:{serial}:features").strip().split(",") if f
-            )
-        except _ServerFail:
-            return frozenset()
+            text = self.query(f"host-serial:{serial}:features")
+        except (_ServerFail, CommandTimeout):
+            return None
+        return frozenset(f for f in text.strip().split(",") if f)
 
-    def open(self, serial: str, service: str, timeout: float) -> socket.socket:
+    def open(self, serial: str, service: str, deadline: _Deadline) -> socket.socket:
         """A socket connected to ``service`` on device ``serial`` (OKAY already read)."""
-        sock = self._connect(timeout=min(timeout, 10.0))
+        sock = self._connect(timeout=min(deadline.timeout, 10.0))
         try:
-            sock.settimeout(timeout)
-            self._send_request(sock, f"host:transport:{serial}")
-            self._read_status(sock, "host:transport")
-            self._send_request(sock, service)
-            self._read_status(sock, service)
+            with _typed(f"{serial}: opening '{service}'", deadline):
+                self._send_request(sock, f"host:transport:{serial}")
+                self._read_status(sock, "host:transport", deadline)
+                self._send_request(sock, service)
+                self._read_status(sock, service, deadline)
             return sock
         except _ServerFail as exc:
             sock.close()
             raise _translate_fail(serial, exc) from None
-        except TimeoutError:
-            sock.close()
-            raise CommandTimeout(
-                f"{serial}: '{service}' was not accepted within {timeout:g} s"
-            ) from None
         except BaseException:
             sock.close()
             raise
@@ -185,9 +227,11 @@ def _translate_fail(serial: str, exc: _ServerFail) -> BaremobileError:
     low = msg.lower()
     if "unauthorized" in low:
         return DeviceUnauthorized(f"{serial} is unauthorized: {msg}")
+    if "no permissions" in low:
+        return DevicePermissionDenied(f"{serial}: {msg}")
     if "not found" in low or "offline" in low:
         return DeviceNotFound(f"{serial}: {msg}", hint="check 'adb devices' / baremobile.devices()")
-    return CommandFailed(msg)
+    return ServiceRefused(msg)
 
 
 class ServerTransport(Transport):
@@ -210,81 +254,72 @@ class ServerTransport(Transport):
     @property
     def features(self) -> frozenset[str]:  # type: ignore[override]
         if self._features is None:
-            self._features = self.client.features(self.serial)
+            found = self.client.features(self.serial)
+            if found is None:
+                return frozenset()  # not cached: ask again next time
+            self._features = found
         return self._features
 
-    def _read_all(self, sock: socket.socket, what: str, timeout: float) -> Iterator[bytes]:
+    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+        what = f"`{command}`" if command else service
+        deadline = _Deadline(timeout)
+        sock = self.client.open(self.serial, f"{service}:{command}", deadline)
         try:
-            while True:
-                try:
+            with _typed(what, deadline):
+                while True:
+                    deadline.arm(sock)
                     chunk = sock.recv(256 * 1024)
-                except TimeoutError:
-                    raise CommandTimeout(f"{what} did not finish within {timeout:g} s") from None
-                except OSError as exc:
-                    raise DeviceDisconnected(f"{what}: connection lost ({exc})") from None
-                if not chunk:
-                    return
-                yield chunk
+                    if not chunk:
+                        return
+                    yield chunk
         finally:
             sock.close()
 
-    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
-        sock = self.client.open(self.serial, f"{service}:{command}", timeout)
-        return self._read_all(sock, f"`{command}`", timeout)
-
     # -- sync ----------------------------------------------------------------------------
-    def _sync(self, timeout: float) -> socket.socket:
-        return self.client.open(self.serial, "sync:", timeout)
-
     def push(
         self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
     ) -> None:
-        t = self._timeout(timeout)
-        import time
-
-        with self._sync(t) as sock:
-            try:
-                spec = f"{path},{0o100000 | mode}".encode()
-                wire = bytearray(b"SEND" + struct.pack("<I", len(spec)) + spec)
-                for i in range(0, len(data), _SYNC_DATA_MAX):
-                    chunk = data[i : i + _SYNC_DATA_MAX]
-                    wire += b"DATA" + struct.pack("<I", len(chunk)) + chunk
-                wire += b"DONE" + struct.pack("<I", int(time.time()))
-                sock.sendall(wire)
-                ident, length = struct.unpack("<4sI", AdbServerClient._recv_exact(sock, 8))
-                if ident == b"FAIL":
-                    msg = AdbServerClient._recv_exact(sock, length).decode("utf-8", "replace")
-                    raise CommandFailed(f"push to {path} failed on the device: {msg}", output=msg)
-                if ident != b"OKAY":
-                    raise DeviceDisconnected(f"push to {path}: unexpected sync reply {ident!r}")
-                sock.sendall(b"QUIT" + struct.pack("<I", 0))
-            except TimeoutError:
-                raise CommandTimeout(f"push to {path} did not finish within {t:g} s") from None
+        _check_path("push", path)
+        what = f"push to {path}"
+        deadline = _Deadline(self._timeout(timeout))
+        with self.client.open(self.serial, "sync:", deadline) as sock, _typed(what, deadline):
+            spec = f"{path},{0o100000 | mode}".encode()
+            wire = bytearray(b"SEND" + struct.pack("<I", len(spec)) + spec)
+            for i in range(0, len(data), _SYNC_DATA_MAX):
+                chunk = data[i : i + _SYNC_DATA_MAX]
+                wire += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+            wire += b"DONE" + struct.pack("<I", int(time.time()))
+            deadline.arm(sock)
+            sock.sendall(wire)
+            ident, length = struct.unpack("<4sI", _recv_exact(sock, 8, deadline))
+            if ident == b"FAIL":
+                msg = _recv_exact(sock, length, deadline).decode("utf-8", "replace")
+                raise CommandFailed(f"{what} failed on the device: {msg}", output=msg)
+            if ident != b"OKAY":
+                raise ProtocolError(f"{what}: unexpected sync reply {ident!r}")
+            sock.sendall(b"QUIT" + struct.pack("<I", 0))
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
-        t = self._timeout(timeout)
-        with self._sync(t) as sock:
-            try:
-                raw = path.encode()
-                sock.sendall(b"RECV" + struct.pack("<I", len(raw)) + raw)
-                out = bytearray()
-                while True:
-                    ident, length = struct.unpack("<4sI", AdbServerClient._recv_exact(sock, 8))
-                    if ident == b"DATA":
-                        out += AdbServerClient._recv_exact(sock, length)
-                    elif ident == b"DONE":
-                        break
-                    elif ident == b"FAIL":
-                        msg = AdbServerClient._recv_exact(sock, length).decode("utf-8", "replace")
-                        raise CommandFailed(
-                            f"pull of {path} failed on the device: {msg}", output=msg
-                        )
-                    else:
-                        raise DeviceDisconnected(f"pull of {path}: unexpected sync reply {ident!r}")
-                sock.sendall(b"QUIT" + struct.pack("<I", 0))
-                return bytes(out)
-            except TimeoutError:
-                raise CommandTimeout(f"pull of {path} did not finish within {t:g} s") from None
+        _check_path("pull", path)
+        what = f"pull of {path}"
+        deadline = _Deadline(self._timeout(timeout))
+        with self.client.open(self.serial, "sync:", deadline) as sock, _typed(what, deadline):
+            raw = path.encode()
+            sock.sendall(b"RECV" + struct.pack("<I", len(raw)) + raw)
+            out = bytearray()
+            while True:
+                ident, length = struct.unpack("<4sI", _recv_exact(sock, 8, deadline))
+                if ident == b"DATA":
+                    out += _recv_exact(sock, length, deadline)
+                elif ident == b"DONE":
+                    break
+                elif ident == b"FAIL":
+                    msg = _recv_exact(sock, length, deadline).decode("utf-8", "replace")
+                    raise CommandFailed(f"{what} failed on the device: {msg}", output=msg)
+                else:
+                    raise ProtocolError(f"{what}: unexpected sync reply {ident!r}")
+            sock.sendall(b"QUIT" + struct.pack("<I", 0))
+            return bytes(out)
 
     def close(self) -> None:
         """Nothing persistent to release (every command has its own socket)."""

@@ -13,6 +13,7 @@ from adb_shell.transport.base_transport import BaseTransport
 
 from baremobile.errors import (
     BaremobileError,
+    CommandTimeout,
     DeviceBusy,
     DeviceDisconnected,
     DeviceNotFound,
@@ -45,8 +46,16 @@ def usb_available() -> bool:
 def map_usb_error(exc: BaseException, serial: str = "") -> BaremobileError | None:
     """The typed error for a libusb/adb-shell USB failure, or None if it is not one."""
     who = f"USB device {serial}" if serial else "the USB device"
+    inner = getattr(exc, "usb_error", None)  # adb-shell wraps libusb errors in Usb*FailedError
+    if inner is not None and (
+        type(inner).__name__ == "USBErrorTimeout"
+        or getattr(inner, "value", None) == LIBUSB_ERROR_TIMEOUT
+    ):
+        return CommandTimeout(f"{who} did not answer in time")
     name = type(exc).__name__
     code = getattr(exc, "value", None)
+    if name == "USBErrorTimeout" or code == LIBUSB_ERROR_TIMEOUT:
+        return CommandTimeout(f"{who} did not answer in time")
     if name == "USBErrorBusy" or code == LIBUSB_ERROR_BUSY:
         return DeviceBusy(
             f"{who} is busy: another program (almost always a running adb server) "

@@ -385,7 +385,7 @@ class _Connection:
         if msg.arg0 < P.A_VERSION_MIN:
             self.kill(f"unsupported protocol version {msg.arg0:#x}")
             return
-        self.version = min(msg.arg0, P.A_VERSION)
+        self.version = min(msg.arg0, self.server.protocol_version)
         self.max_payload = max(P.MAX_PAYLOAD_V1, min(msg.arg1, P.MAX_PAYLOAD))
         self.reader.check_checksum = self.version < P.A_VERSION_SKIP_CHECKSUM
         self.host_banner = msg.payload.rstrip(b"\0").decode("utf-8", "replace")
@@ -434,7 +434,7 @@ class _Connection:
         self.key = key
         self._pending_key = None
         banner = self.server.banner().encode("utf-8")
-        self.send(P.A_CNXN, P.A_VERSION, self.max_payload, banner)
+        self.send(P.A_CNXN, self.server.protocol_version, self.max_payload, banner)
         self.server.model.events.append(
             "connect",
             host=self.host_banner,
@@ -527,8 +527,14 @@ class AdbdServer:
         faults: Faults | None = None,
         stdin_factory: Callable[[], Any] | None = None,
         on_auth_prompt: Callable[[AndroidPublicKey], None] | None = None,
+        protocol_version: int = P.A_VERSION,
+        legacy_pty: bool = False,
     ) -> None:
         self.model = model
+        #: what this adbd announces in CNXN (0x01000000 before Android 9: checksums always)
+        self.protocol_version = protocol_version
+        #: ``shell:CMD`` on a pty, as before Android 7 (output lines end in \r\n)
+        self.legacy_pty = legacy_pty
         self.keys = keys
         self.features = tuple(features)
         self.faults = faults if faults is not None else Faults()
@@ -682,6 +688,8 @@ class AdbdServer:
     def _start_shell(self, stream: _Stream, service: str) -> None:
         spec = parse_shell_service(service)
         assert spec is not None
+        if not spec.protocol_v2 and service.startswith("shell:") and self.legacy_pty:
+            spec.pty = True  # before Android 7 every shell: ran on a pty
         stdin = self._new_stdin()
         proc = self.model.spawn(spec.command, stdin=stdin)
 
@@ -703,6 +711,8 @@ class AdbdServer:
                         break
                     if not chunk:
                         continue
+                    if spec.pty:  # the pty's line discipline: \n becomes \r\n
+                        chunk = bytes(chunk).replace(b"\n", b"\r\n")
                     if spec.protocol_v2:
                         stream.put(_v2_packets(_V2_STDERR if fd == 2 else _V2_STDOUT, chunk))
                     else:

@@ -15,8 +15,22 @@ from typing import Any
 
 from baremobile.virtual.adbd import DEFAULT_FEATURES, AdbdServer, Faults
 from baremobile.virtual.auth import AndroidPublicKey, KeyStore, parse_public_key
+from baremobile.virtual.protocol import A_VERSION, A_VERSION_MIN
 
-__all__ = ["VirtualPhone"]
+__all__ = ["VirtualPhone", "features_for_api"]
+
+
+def features_for_api(api_level: int) -> tuple[str, ...]:
+    """What adbd advertised at that API level: no ``shell_v2`` before 24 (Android 7),
+    no ``stat_v2`` / ``fixed_push_*`` before 26 (Android 8)."""
+    newer = {
+        "shell_v2": 24,
+        "cmd": 24,
+        "stat_v2": 26,
+        "fixed_push_mkdir": 26,
+        "fixed_push_symlink_timestamp": 26,
+    }
+    return tuple(f for f in DEFAULT_FEATURES if api_level >= newer.get(f, 0))
 
 
 def _as_key(key: AndroidPublicKey | str | bytes | os.PathLike[str]) -> AndroidPublicKey:
@@ -60,7 +74,7 @@ class VirtualPhone:
         serial: str = "vphone-0001",
         clock: Any = None,
         on_auth_prompt: Callable[[AndroidPublicKey], None] | None = None,
-        features: Iterable[str] = DEFAULT_FEATURES,
+        features: Iterable[str] | None = None,
         model: Any = None,
     ) -> None:
         if model is None:
@@ -70,14 +84,17 @@ class VirtualPhone:
         self.model = model
         self.keys = KeyStore(auth, [_as_key(k) for k in trusted_keys])
         self.faults = Faults()
+        api = int(getattr(model, "api_level", api_level))
         self.server = AdbdServer(
             model,
             self.keys,
             host=host,
             port=port,
-            features=features,
+            features=features if features is not None else features_for_api(api),
             faults=self.faults,
             on_auth_prompt=on_auth_prompt,
+            protocol_version=A_VERSION if api >= 28 else A_VERSION_MIN,
+            legacy_pty=api < 24,
         )
 
     # -- lifecycle ----------------------------------------------------------------------
