@@ -62,7 +62,8 @@ _SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
 _PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$")
 _CLASS = re.compile(r"^\.?[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$")
 _ACTION = re.compile(r"^[A-Za-z0-9_.]+$")
-_EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.:-]+$")
+_EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.:-]*$")  # never an option
+_LOG_TAG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[VDIWEFS])?$")  # never an option
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _XML_START = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:\?xml|hierarchy|displays)")
 
@@ -476,8 +477,11 @@ class Device:
     def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
         argv = ["logcat", "-d", "-t", str(number("lines", lines, minimum=1, maximum=100_000))]
         if tag is not None:
-            if not _EXTRA_KEY.match(tag):
-                raise InvalidArgument(f"{tag!r} is not a log tag")
+            if not isinstance(tag, str) or not _LOG_TAG.match(tag):
+                raise InvalidArgument(
+                    f"{tag!r} is not a log tag",
+                    hint="letters, digits, '_', '.', '-' (not first), optionally ':PRIORITY'",
+                )
             argv += ["-s", tag]
         return self.run(argv).text
 

@@ -89,3 +89,12 @@ def test_connect_options_are_checked():
         connect("virtual", timout=1)
     with pytest.raises(InvalidArgument, match="two scenarios"):
         connect("virtual:a.yaml", scenario="b.yaml")
+
+
+def test_logcat_tags_cannot_become_options(page, phone):
+    since = phone.events.last_seq
+    for bad in ("-c", "-G16M", "--clear", "a b", "", "tag:X"):
+        with pytest.raises(InvalidArgument, match="log tag"):
+            page.logcat(tag=bad)
+    assert phone.events.commands(since=since) == []
+    page.logcat(tag="VirtualPhone:I")
