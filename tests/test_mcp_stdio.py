@@ -161,3 +161,120 @@ def test_stdio_options_prefix_groups_observe_and_log_file(phone, tmp_path):
                "--settle", "0", "--log-file", str(log_file)], body, tmp_path / "stderr.txt")
     logged = log_file.read_text()
     assert "call android_pixel_launch" in logged and "connected to" in logged
+
+
+def test_stdio_cancelled_call_frees_the_device(phone, tmp_path):
+    """A client cancels a long wait_for_text: the server abandons it and closes the page it
+    held, so the next call gets the device at once (instead of BUSY until the wait ends)."""
+    import time
+
+    async def body(s: ClientSession) -> None:
+        ok(await s.call_tool("snapshot", {}))
+        started = time.monotonic()
+        with anyio.move_on_after(1.0) as scope:
+            await s.call_tool("wait_for_text", {"text": "never shown", "timeout": 60})
+        assert scope.cancelled_caught
+        r = ok(await s.call_tool("snapshot", {}))  # reconnected: not BUSY
+        assert r.structured_content["device"] == phone.address
+        assert time.monotonic() - started < 10
+
+    log_file = tmp_path / "mcp.log"
+    run_stdio(["--device", phone.address, "--log-file", str(log_file)], body,
+              tmp_path / "stderr.txt")
+    assert "cancelled: closed the page" in log_file.read_text()
+
+
+def test_stdio_shutdown_does_not_wait_for_a_long_call(phone):
+    """stdin closes while wait_for_text (60 s) runs: the server exits within seconds."""
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "mcp", "--device",
+                             phone.address], env=server_env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict) -> None:
+        proc.stdin.write((json.dumps(message) + "\n").encode())
+        proc.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "raw", "version": "0"}}})
+        assert b'"id":1' in proc.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "wait_for_text",
+                         "arguments": {"text": "never shown", "timeout": 60}}})
+        assert phone.events.wait_for("dump", timeout=20)  # the wait polls the screen
+        time.sleep(0.5)
+        started = time.monotonic()
+        proc.stdin.close()
+        proc.wait(15)
+        assert time.monotonic() - started < 10
+    finally:
+        if proc.poll() is None:  # pragma: no cover - a hung server
+            proc.kill()
+            proc.wait(5)
+        proc.stdout.close()
+
+
+def test_stdio_text_payloads_are_plain_text_and_not_repeated(phone, tmp_path):
+    """read_file / logcat: the content reaches the model as plain lines, once, and cut."""
+    content = "".join(f"line {i}: {'x' * 60}\n" for i in range(4000))  # ~280 KB
+
+    async def body(s: ClientSession) -> None:
+        listed = {t.name: t for t in (await s.list_tools()).tools}
+        for name in ("push_file", "pull_file", "install_app", "write_file", "clear_app_data"):
+            assert listed[name].annotations.destructive_hint is True, name
+        assert listed["open_url"].annotations.open_world_hint is True
+        assert listed["tap"].annotations.open_world_hint is False
+        logcat = listed["logcat"]
+        assert logcat.annotations.read_only_hint is True
+        assert logcat.input_schema["properties"]["tag"]["pattern"].startswith("^[A-Za-z0-9_.]")
+        r = await s.call_tool("logcat", {"tag": "-c"})
+        assert error_code(r) == "INVALID_ARGUMENT"
+
+        ok(await s.call_tool("write_file", {"path": "/sdcard/big.txt", "text": content}))
+        r = ok(await s.call_tool("read_file", {"path": "/sdcard/big.txt"}))
+        text = text_of(r)
+        assert "text" not in r.structured_content and "base64" not in r.structured_content
+        assert r.structured_content["size"] == len(content)
+        assert r.structured_content["truncated"] is True
+        assert "line 0: xxx" in text and "\\n" not in text and len(text) < 25_000
+        assert "max_bytes" in r.structured_content["note"]
+        r = ok(await s.call_tool("read_file", {"path": "/sdcard/big.txt",
+                                               "max_bytes": 1_000_000}))
+        assert text_of(r).endswith(content.rstrip("\n")) or content in text_of(r)
+        assert len(json.dumps(r.structured_content)) < 1000  # facts only
+
+        r = ok(await s.call_tool("logcat", {"lines": 50}))
+        assert "log" not in r.structured_content and len(text_of(r).splitlines()) > 2
+
+        r = await s.call_tool("pull_file", {"path": "/sdcard/big.txt",
+                                            "local_path": "/etc/passwd"})
+        assert error_code(r) == "NOT_ALLOWED"
+        ok(await s.call_tool("pull_file", {"path": "/sdcard/big.txt", "local_path": "big.txt"}))
+        assert (tmp_path / "files" / "big.txt").read_text() == content
+
+    (tmp_path / "files").mkdir(exist_ok=True)
+    run_stdio(["--device", phone.address, "--groups", "all", "--files-dir",
+               str(tmp_path / "files")], body, tmp_path / "stderr.txt")
+
+
+def test_stdio_operator_limits(phone, tmp_path):
+    """--allow-device limits the specs calls may name; virtual:FILE needs --allow-scenarios;
+    without --files-dir the host-file tools are refused."""
+    async def body(s: ClientSession) -> None:
+        r = await s.call_tool("snapshot", {"device": "127.0.0.1:1"})
+        assert error_code(r) == "NOT_ALLOWED"
+        assert r.structured_content["error"]["category"] == "INVALID_ARGUMENT"
+        r = await s.call_tool("configure", {"device": "virtual:/etc/passwd"})
+        assert error_code(r) == "NOT_ALLOWED" and "root:" not in text_of(r)
+        ok(await s.call_tool("snapshot", {"device": phone.address}))
+        r = await s.call_tool("push_file", {"local_path": "/etc/passwd", "path": "/sdcard/p"})
+        assert error_code(r) == "NOT_ALLOWED" and "--files-dir" in text_of(r)
+
+    run_stdio(["--allow-device", phone.address, "--groups", "files"], body,
+              tmp_path / "stderr.txt")

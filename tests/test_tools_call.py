@@ -169,10 +169,11 @@ def test_devices_and_configure():
     with Session() as s:
         r = ok(tools.call(s, "devices", {}))
         assert r["devices"] == [] and r["connected"] == {} and "note" in r
-        r = ok(tools.call(s, "configure", {"timeout": 3, "observe": True, "settle": 0}))
+        r = ok(tools.call(s, "configure", {"timeout": 3, "observe": True, "settle": 0},
+                          groups=["session"]))
         assert r["session"]["timeout"] == 3 and r["session"]["observe"] is True
         assert "device" not in r  # not device-bound
-        err(tools.call(s, "configure", {"timeout": -1}), "INVALID_ARGUMENT")
+        err(tools.call(s, "configure", {"timeout": -1}, groups=["session"]), "INVALID_ARGUMENT")
 
 
 def test_every_core_tool_is_covered():
@@ -324,7 +325,7 @@ def test_busy_with_two_real_concurrent_calls(page):
     t = threading.Thread(target=lambda: first.append(tools.call(page, "snapshot", {})))
     t.start()
     assert started.wait(5)
-    second = tools.call(page, "wait_stable", {"timeout": 0})
+    second = tools.call(page, "wait_stable", {"timeout": 1})
     t.join()
     del page.snapshot
     session.configure(busy_wait=0.5)
@@ -364,11 +365,11 @@ def test_session_drives_several_devices(phone, adb_key):
         assert ok(tools.call(s, "snapshot", {"device": phone.address}))["package"] == SETTINGS
         assert ok(tools.call(s, "snapshot", {"device": other.address}))["package"] == MESSAGES
         # a default device, then discovery again
-        ok(tools.call(s, "configure", {"device": other.address}))
+        ok(tools.call(s, "configure", {"device": other.address}, groups=["session"]))
         assert ok(tools.call(s, "snapshot", {}))["device"] == other.address
         r = ok(tools.call(s, "devices", {}))
         assert set(r["connected"]) == {phone.address, other.address}
-        ok(tools.call(s, "configure", {"device": ""}))
+        ok(tools.call(s, "configure", {"device": ""}, groups=["session"]))
         err(tools.call(s, "snapshot", {}), "NO_DEVICES")
 
 
@@ -422,77 +423,84 @@ def test_cut_snapshot_property(page, max_chars):
 # -- optional groups -----------------------------------------------------------------------
 
 
+def gcall(target, name, arguments, **kw):
+    """A call with every group enabled (calls default to core, like schemas())."""
+    return tools.call(target, name, arguments, groups="all", **kw)
+
+
+
 def test_apps_group(page, phone):
-    r = ok(tools.call(page, "list_apps", {}))
+    r = ok(gcall(page, "list_apps", {}))
     assert SETTINGS in r["packages"] and r["count"] == len(r["packages"])
-    assert SETTINGS not in ok(tools.call(page, "list_apps", {"third_party": True}))["packages"]
-    tools.call(page, "launch", {"package": SETTINGS})
-    ok(tools.call(page, "stop_app", {"package": SETTINGS}))
-    ok(tools.call(page, "clear_app_data", {"package": SETTINGS}))
-    ok(tools.call(page, "grant_permission", {"package": MESSAGES,
+    assert SETTINGS not in ok(gcall(page, "list_apps", {"third_party": True}))["packages"]
+    gcall(page, "launch", {"package": SETTINGS})
+    ok(gcall(page, "stop_app", {"package": SETTINGS}))
+    ok(gcall(page, "clear_app_data", {"package": SETTINGS}))
+    ok(gcall(page, "grant_permission", {"package": MESSAGES,
                                              "permission": "android.permission.CAMERA"}))
     assert "android.permission.CAMERA" in phone.model.granted[MESSAGES]
-    ok(tools.call(page, "revoke_permission", {"package": MESSAGES,
+    ok(gcall(page, "revoke_permission", {"package": MESSAGES,
                                               "permission": "android.permission.CAMERA"}))
     assert "android.permission.CAMERA" not in phone.model.granted[MESSAGES]
-    err(tools.call(page, "grant_permission", {"package": "com.nope.app",
+    err(gcall(page, "grant_permission", {"package": "com.nope.app",
                                               "permission": "android.permission.CAMERA"}),
         "COMMAND_FAILED")
-    err(tools.call(page, "grant_permission", {"package": MESSAGES, "permission": "a b"}),
+    err(gcall(page, "grant_permission", {"package": MESSAGES, "permission": "a b"}),
         "INVALID_ARGUMENT")
 
 
 def test_install_app(page, phone, tmp_path):
-    apk = tmp_path / "app.apk"
-    apk.write_bytes(b"PK\x03\x04 not really an apk")
-    r = ok(tools.call(page, "install_app", {"apk": str(apk)}))
-    assert "Success" in r["output"]
+    (tmp_path / "app.apk").write_bytes(b"PK\x03\x04 not really an apk")
+    r = ok(gcall(page, "install_app", {"apk": "app.apk"}, files_dir=tmp_path))
+    assert "Success" in r["output"] and r["done"] == "installed app.apk"
     pushed = [e["path"] for e in phone.events.list("push")]
     assert pushed == ["/data/local/tmp/baremobile_install.apk"]
-    err(tools.call(page, "install_app", {"apk": str(tmp_path / "missing.apk")}),
-        "INVALID_ARGUMENT")
+    e = err(gcall(page, "install_app", {"apk": "missing.apk"}, files_dir=tmp_path),
+            "INVALID_ARGUMENT")
+    assert "does not exist" in e["message"]
 
 
 def test_files_group(page, tmp_path):
-    ok(tools.call(page, "write_file", {"path": "/sdcard/Download/note.txt", "text": "hi there"}))
-    r = ok(tools.call(page, "list_files", {"path": "/sdcard/Download"}))
+    ok(gcall(page, "write_file", {"path": "/sdcard/Download/note.txt", "text": "hi there"}))
+    r = ok(gcall(page, "list_files", {"path": "/sdcard/Download"}))
     assert "note.txt" in r["entries"]
-    r = ok(tools.call(page, "read_file", {"path": "/sdcard/Download/note.txt"}))
-    assert r["text"] == "hi there" and r["size"] == 8
-    r = ok(tools.call(page, "read_file", {"path": "/sdcard/Download/note.txt", "max_bytes": 2}))
-    assert r["text"] == "hi" and "max_bytes" in r["note"]
-    local = tmp_path / "up.bin"
-    local.write_bytes(bytes(range(256)))
-    ok(tools.call(page, "push_file", {"local_path": str(local), "path": "/sdcard/up.bin"}))
-    r = ok(tools.call(page, "read_file", {"path": "/sdcard/up.bin"}))
-    assert base64.b64decode(r["base64"]) == bytes(range(256))
-    ok(tools.call(page, "pull_file", {"path": "/sdcard/up.bin", "local_path": str(tmp_path / "d")}))
+    r = ok(gcall(page, "read_file", {"path": "/sdcard/Download/note.txt"}))
+    assert r["text"] == "hi there" and r["size"] == 8 and r["encoding"] == "utf-8"
+    r = ok(gcall(page, "read_file", {"path": "/sdcard/Download/note.txt", "max_bytes": 2}))
+    assert r["text"] == "hi" and "max_bytes" in r["note"] and r["truncated"] is True
+    (tmp_path / "up.bin").write_bytes(bytes(range(256)))
+    ok(gcall(page, "push_file", {"local_path": "up.bin", "path": "/sdcard/up.bin"},
+             files_dir=tmp_path))
+    r = ok(gcall(page, "read_file", {"path": "/sdcard/up.bin"}))
+    assert base64.b64decode(r["base64"]) == bytes(range(256)) and r["encoding"] == "base64"
+    ok(gcall(page, "pull_file", {"path": "/sdcard/up.bin", "local_path": "d"},
+             files_dir=tmp_path))
     assert (tmp_path / "d").read_bytes() == bytes(range(256))
-    err(tools.call(page, "list_files", {"path": "relative/dir"}), "INVALID_ARGUMENT")
-    err(tools.call(page, "list_files", {"path": "/no/such/dir"}), "COMMAND_FAILED")
+    err(gcall(page, "list_files", {"path": "relative/dir"}), "INVALID_ARGUMENT")
+    err(gcall(page, "list_files", {"path": "/no/such/dir"}), "COMMAND_FAILED")
 
 
 def test_logs_and_system_groups(page, phone):
-    tools.call(page, "launch", {"package": SETTINGS})
-    r = ok(tools.call(page, "logcat", {"lines": 5, "tag": "VirtualPhone"}))
+    gcall(page, "launch", {"package": SETTINGS})
+    r = ok(gcall(page, "logcat", {"lines": 5, "tag": "VirtualPhone"}))
     assert "VirtualPhone" in r["log"]
-    ok(tools.call(page, "recents", {}))
+    ok(gcall(page, "recents", {}))
     assert phone.events.list("key")[-1]["name"] == "KEYCODE_APP_SWITCH"
     for name in ("open_notifications", "open_quick_settings", "close_panels"):
-        ok(tools.call(page, name, {}))
+        ok(gcall(page, name, {}))
     cmds = [c for c in phone.events.commands() if c[:2] == ["cmd", "statusbar"]]
     assert [c[2] for c in cmds] == ["expand-notifications", "expand-settings", "collapse"]
-    info = ok(tools.call(page, "device_info", {}))["info"]
+    info = ok(gcall(page, "device_info", {}))["info"]
     assert info["model"] == "Virtual Phone" and info["screen"]["width"] == 1080
 
 
 def test_tap_grid(page, phone):
-    r = ok(tools.call(page, "tap_grid", {"cell": "c4"}))
+    r = ok(gcall(page, "tap_grid", {"cell": "c4"}))
     assert r["done"] == "tapped grid cell C4 at (450, 700)"  # 6 cols x 12 rows on 1080x2400
-    ok(tools.call(page, "tap_grid", {"cell": "A1", "rows": 2, "cols": 2}))
+    ok(gcall(page, "tap_grid", {"cell": "A1", "rows": 2, "cols": 2}))
     assert (phone.events.list("tap")[-1]["x"], phone.events.list("tap")[-1]["y"]) == (270, 600)
-    err(tools.call(page, "tap_grid", {"cell": "Z9"}), "INVALID_ARGUMENT")
-    err(tools.call(page, "tap_grid", {"cell": "4C"}), "INVALID_ARGUMENT")
+    err(gcall(page, "tap_grid", {"cell": "Z9"}), "INVALID_ARGUMENT")
+    err(gcall(page, "tap_grid", {"cell": "4C"}), "INVALID_ARGUMENT")
 
 
 def test_vision_drawing(page):
@@ -501,10 +509,10 @@ def test_vision_drawing(page):
 
     from PIL import Image
 
-    r = ok(tools.call(page, "grid_screenshot", {"rows": 4, "cols": 3}))
+    r = ok(gcall(page, "grid_screenshot", {"rows": 4, "cols": 3}))
     img = Image.open(io.BytesIO(tools.image_bytes(r)))
     assert img.size == (1080, 2400) and r["grid"] == {"rows": 4, "cols": 3}
-    r = ok(tools.call(page, "annotated_screenshot", {}))
+    r = ok(gcall(page, "annotated_screenshot", {}))
     assert r["refs"] == len(page.last_snapshot.refs) and tools.image_bytes(r)
 
 
@@ -519,7 +527,7 @@ def test_vision_without_pillow_is_data(page, monkeypatch):
         return real_import(name, *a, **k)
 
     monkeypatch.setattr(builtins, "__import__", no_pil)
-    e = err(tools.call(page, "grid_screenshot", {}), "MISSING_DEPENDENCY")
+    e = err(gcall(page, "grid_screenshot", {}), "MISSING_DEPENDENCY")
     assert "baremobile[vision]" in e["hint"]
 
 
@@ -565,3 +573,52 @@ def test_bound_page_with_another_default_device(page):
     finally:
         session.configure(device=None)
     ok(tools.call(page, "snapshot", {}))
+
+
+# -- result texts and decoding limits -------------------------------------------------------
+
+
+def test_text_payloads_render_as_plain_text():
+    from baremobile.tools.spec import cut_log
+
+    text = tools.to_text({"ok": True, "tool": "logcat", "device": "d",
+                          "log": "a \"quoted\" line\nsecond line", "truncated": False})
+    assert text.splitlines() == ['{"device": "d", "truncated": false}', 'a "quoted" line',
+                                 "second line"]
+    data = base64.b64encode(bytes(range(256)) * 2).decode()
+    text = tools.to_text({"ok": True, "tool": "read_file", "base64": data, "size": 512})
+    assert all(len(line) <= 76 for line in text.splitlines()[1:])
+    assert "".join(text.splitlines()[1:]) == data
+    log = "".join(f"{i:05d} {'y' * 40}\n" for i in range(1000))
+    cut = cut_log(log, 2000)
+    assert cut["truncated"] and len(cut["log"]) <= 2000
+    first, *kept = cut["log"].splitlines()
+    assert first.startswith("# cut (max_chars):") and kept[-1].startswith("00999")
+    assert f"{1000 - len(kept)} earlier lines" in first
+    assert cut_log(log, None) == {"log": log, "truncated": False}
+
+
+def test_read_file_keeps_text_when_the_cut_splits_a_character(page):
+    gcall(page, "write_file", {"path": "/sdcard/u.txt", "text": "aé" * 10})
+    r = ok(gcall(page, "read_file", {"path": "/sdcard/u.txt", "max_bytes": 2}))
+    assert r["text"] == "a" and r["truncated"] is True  # 'é' cut in two: dropped, not base64
+
+
+def test_drawing_refuses_huge_screenshots(page, monkeypatch):
+    pytest.importorskip("PIL", reason="the vision group draws with Pillow ([vision] extra)")
+    import struct
+    import zlib
+
+    from baremobile.page import Screenshot
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(
+            ">I", zlib.crc32(kind + body))
+
+    huge = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 12000, 12000, 8, 2,
+                                                              0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b""))
+    monkeypatch.setattr(page, "screenshot", lambda: Screenshot(huge))
+    for name in ("grid_screenshot", "annotated_screenshot"):
+        e = err(gcall(page, name, {}), "COMMAND_FAILED")
+        assert "12000x12000" in e["message"]

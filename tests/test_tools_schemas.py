@@ -173,3 +173,57 @@ def test_validator_messages_name_the_parameter():
         with pytest.raises(InvalidArgument, match=re.escape(fragment)):
             tools.validate(args, schema)
     assert tools.validate({"ref": "7", "selector": None}, schema) == {"ref": 7}
+
+
+def test_selector_needs_a_criterion_in_the_schema_and_the_validator():
+    schema = next(t for t in TOOLS if t.name == "tap").parameters()
+    validator = Draft202012Validator(schema)
+    for bad in ({"selector": {"index": 5}}, {"selector": {}}):
+        assert not validator.is_valid(bad)
+        with pytest.raises(InvalidArgument, match="at least one of text"):
+            tools.validate(bad, schema)
+    with pytest.raises(InvalidArgument, match="at least one of text"):  # null = not given
+        tools.validate({"selector": {"index": 0, "text": None}}, schema)
+    for good in ({"selector": {"role": "Button", "index": 2}}, {"selector": {"text": ""}}):
+        assert validator.is_valid(good)
+        assert tools.validate(good, schema) == good
+
+
+def test_bounds_patterns_and_descriptions():
+    tap = next(t for t in TOOLS if t.name == "tap").parameters()
+    assert tap["properties"]["x"]["maximum"] == 100_000
+    with pytest.raises(InvalidArgument, match="x must be ≤ 100000"):
+        tools.validate({"x": 100_001, "y": 1}, tap)
+    logcat = next(t for t in TOOLS if t.name == "logcat").parameters()
+    for tag in ("-c", "-d", "a b", "tag;rm", ""):
+        with pytest.raises(InvalidArgument):
+            tools.validate({"tag": tag}, logcat)
+        assert not Draft202012Validator(logcat).is_valid({"tag": tag})
+    assert tools.validate({"tag": "ActivityManager:W"}, logcat)
+    stable = next(t for t in TOOLS if t.name == "wait_stable").parameters()
+    assert stable["properties"]["timeout"]["minimum"] == 1
+    desc = PARAMS["direction"]["description"]
+    assert "'down' shows what is below (like swiping up)" in desc
+    scroll = next(t for t in TOOLS if t.name == "scroll")
+    assert "'down' shows what is below (like swiping up)" in scroll.description
+
+
+class _Odd:
+    pass
+
+
+@pytest.mark.parametrize("value", [object(), _Odd(), b"text", {1, 2}, {1: "a"}, 1j])
+def test_validator_accepts_only_json_types(value):
+    tap = next(t for t in TOOLS if t.name == "tap").parameters()
+    with pytest.raises(InvalidArgument):
+        tools.validate({"selector": value}, tap)
+    typ = next(t for t in TOOLS if t.name == "type").parameters()
+    with pytest.raises(InvalidArgument):
+        tools.validate({"text": value}, typ)
+
+
+def test_call_answers_invalid_argument_for_non_json_objects():
+    r = tools.call(tools.Session(), "find", {"selector": object()})
+    assert r["error"]["code"] == "INVALID_ARGUMENT", r
+    r = tools.call(tools.Session(), "find", {"selector": {1: "x"}})
+    assert r["error"]["code"] == "INVALID_ARGUMENT", r

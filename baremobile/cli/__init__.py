@@ -142,6 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="shorthand for --prefix android_SLUG_ (letters, digits, _)")
     s.add_argument("--groups", default="",
                    help="optional tool groups: apps,files,logs,system,vision (or all)")
+    s.add_argument("--files-dir", metavar="DIR", default=None,
+                   help="the one directory of this computer push_file, pull_file and "
+                   "install_app may read and write (without it they are refused)")
+    s.add_argument("--allow-device", metavar="SPEC", action="append", default=None,
+                   help="a device spec calls may name (repeat it); without any, every spec "
+                   "but virtual:FILE is allowed ('virtual' and --device always are)")
+    s.add_argument("--allow-scenarios", action="store_true",
+                   help="let calls name 'virtual:FILE.yaml' (reads that file of this computer)")
     s.add_argument("--observe", action="store_true",
                    help="action tools answer with the fresh snapshot (after --settle)")
     s.add_argument("--settle", type=float, default=None,

@@ -8,10 +8,12 @@ A result is a JSON-able dict. Success::
 screenshots, tool-specific keys otherwise). Failure::
 
     {"ok": false, "tool": "tap", "error": {"code": "REF_NOT_FOUND", "message": "…",
-                                           "hint": "take a new snapshot …"}}
+                                           "hint": "take a new snapshot …",
+                                           "category": "REF_NOT_FOUND"}}
 
-``error.category`` is added when the precise code belongs to a wider family (for example
-``UNSUPPORTED_TEXT`` → ``INVALID_ARGUMENT``, ``DEVICE_NOT_IDLE`` → ``DUMP_FAILED``).
+``error.category`` is the wider family of the precise code (:data:`ERROR_CODES`: for
+example ``UNSUPPORTED_TEXT`` → ``INVALID_ARGUMENT``, ``DEVICE_NOT_IDLE`` → ``DUMP_FAILED``;
+a family's own code is its own category).
 :func:`to_text` renders a result for an LLM; :func:`to_anthropic` makes Anthropic
 ``tool_result`` content blocks (text, plus the image for screenshots).
 """
@@ -22,18 +24,21 @@ import base64
 import dataclasses
 import json
 import logging
+import os
 import threading
 import time
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.errors import BaremobileError, InvalidArgument, PageClosed
+from baremobile.tools import hostfiles
 from baremobile.tools import spec as _spec
-from baremobile.tools.session import Options, Session
+from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
 
-__all__ = ["call", "error_data", "session_for", "to_anthropic", "to_text"]
+__all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "call", "error_data", "session_for", "to_anthropic",
+           "to_text"]
 
 log = logging.getLogger("baremobile.tools")
 
@@ -43,30 +48,79 @@ log = logging.getLogger("baremobile.tools")
 # ---------------------------------------------------------------------------------------
 
 
-def _category(exc: BaremobileError) -> str | None:
-    """The code of the widest error family ``exc`` belongs to, when it differs from its own."""
-    widest = None
+#: Every error code a tool call can answer: ``code → (category, what it means)``. The
+#: category is the wider family an agent can branch on (it equals the code for a family's
+#: own code); docs/mcp.md lists the same table.
+ERROR_CODES: dict[str, tuple[str, str]] = {
+    # the arguments
+    "INVALID_ARGUMENT": ("INVALID_ARGUMENT", "a parameter is wrong (the message names it)"),
+    "UNSUPPORTED_TEXT": ("INVALID_ARGUMENT", "text 'type' cannot type (non-ASCII, emoji)"),
+    "UNKNOWN_TOOL": ("INVALID_ARGUMENT", "no such tool, or its group is not enabled"),
+    "NOT_ALLOWED": ("INVALID_ARGUMENT", "the operator has not allowed it (host files, "
+                                        "scenario files, devices outside the allow-list)"),
+    "REF_NOT_FOUND": ("REF_NOT_FOUND", "a ref not in the latest snapshot, or nothing "
+                                       "matches the selector"),
+    # reaching a device
+    "NO_DEVICES": ("DEVICE_UNAVAILABLE", "discovery (or the named spec) found no device"),
+    "MULTIPLE_DEVICES_DEVICE_ID_REQUIRED": ("DEVICE_UNAVAILABLE",
+                                            "several devices and none named"),
+    "DEVICE_UNAUTHORIZED": ("DEVICE_UNAVAILABLE", "the phone has not accepted this "
+                                                  "computer's key"),
+    "DEVICE_BUSY": ("DEVICE_UNAVAILABLE", "another program (an adb server) holds the "
+                                          "phone's USB interface"),
+    "PERMISSION_DENIED": ("DEVICE_UNAVAILABLE", "the OS refused access to the USB device"),
+    "DEVICE_DISCONNECTED": ("DEVICE_DISCONNECTED", "the connection dropped"),
+    "PROTOCOL_ERROR": ("DEVICE_DISCONNECTED", "the device sent invalid ADB data; dropped"),
+    "PAGE_CLOSED": ("DEVICE_DISCONNECTED", "the device's page was closed (a cancelled "
+                                           "call, shutdown); the next call reconnects"),
+    "SESSION_CLOSED": ("SESSION_CLOSED", "the session (server) is shutting down"),
+    # running
+    "BUSY": ("BUSY", "another call is acting on the same device"),
+    "TIMEOUT": ("TIMEOUT", "a wait or a device command ran out of time"),
+    "COMMAND_FAILED": ("COMMAND_FAILED", "a command on the device reported failure"),
+    "SERVICE_REFUSED": ("COMMAND_FAILED", "the device does not offer this service "
+                                          "(old Android, missing feature)"),
+    "ADB_SERVER_FAIL": ("COMMAND_FAILED", "the adb server refused a request"),
+    "DUMP_FAILED": ("DUMP_FAILED", "the screen could not be read"),
+    "DEVICE_NOT_IDLE": ("DUMP_FAILED", "the screen never went idle (animation, video)"),
+    "NULL_ROOT_NODE": ("DUMP_FAILED", "no window to read (screen off, locked, secure)"),
+    "AUTOMATION_BUSY": ("DUMP_FAILED", "another automation tool holds UiAutomation"),
+    "INVALID_DUMP": ("DUMP_FAILED", "the screen dump was malformed"),
+    "MISSING_DEPENDENCY": ("MISSING_DEPENDENCY", "an optional package is not installed"),
+    "INTERNAL_ERROR": ("INTERNAL_ERROR", "a bug, or an answer nobody expected"),
+}
+
+
+def _category(exc: BaremobileError) -> str:
+    """The family ``exc`` belongs to (see :data:`ERROR_CODES`)."""
+    known = ERROR_CODES.get(exc.code)
+    if known:
+        return known[0]
+    widest = None  # an unlisted code: the widest listed family it derives from
     for cls in type(exc).__mro__:
         if cls is BaremobileError:
             break
-        if isinstance(cls, type) and issubclass(cls, BaremobileError) and "code" in cls.__dict__:
-            widest = cls.code
-    return widest if widest and widest != exc.code else None
+        if isinstance(cls, type) and issubclass(cls, BaremobileError) and \
+                cls.__dict__.get("code") in ERROR_CODES:
+            widest = ERROR_CODES[cls.__dict__["code"]][0]
+    return widest or "INTERNAL_ERROR"
 
 
 def error_data(exc: BaseException) -> dict[str, str]:
-    """``{"code", "message", "hint"[, "category"]}`` for any exception."""
+    """``{"code", "message", "hint", "category"}`` for any exception."""
     if isinstance(exc, BaremobileError):
         data = exc.to_dict()
-        cat = _category(exc)
-        if cat:
-            data["category"] = cat
+        if data["code"] == "ERROR":  # the bare base class: nothing more precise was meant
+            data["code"] = "INTERNAL_ERROR"
+        data["category"] = _category(exc) if data["code"] != "INTERNAL_ERROR" \
+            else "INTERNAL_ERROR"
         return data
     return {
         "code": "INTERNAL_ERROR",
         "message": f"{type(exc).__name__}: {exc}",
         "hint": "this is a bug in baremobile or the device answered something unexpected; "
                 "take a snapshot and try another way (details are in the server log)",
+        "category": "INTERNAL_ERROR",
     }
 
 
@@ -80,24 +134,47 @@ def _failure(name: str, exc: BaseException) -> dict[str, Any]:
 
 
 class _PageSession(Session):
-    """A session bound to one Page the caller owns (closing the session leaves it open)."""
+    """A session bound to one Page the caller owns (closing the session leaves it open).
+
+    It holds the page weakly: the session is remembered per page (:func:`session_for`)
+    and must not keep a page the caller dropped alive.
+    """
 
     def __init__(self, page: Any) -> None:
         super().__init__(connect=self._refuse)
-        self._page = page
-        self._pages["bound"] = page
+        self._ref = weakref.ref(page)
 
     def _refuse(self, spec: str | None, **_: Any) -> Any:  # pragma: no cover - never reached
         raise InvalidArgument("this session is bound to one page")
 
+    def _bound(self) -> Any:
+        page = self._ref()
+        if page is None:  # pragma: no cover - the caller holds the page while calling
+            raise PageClosed("the page this tool set drove is gone")
+        return page
+
+    def check_allowed(self, spec: str | None) -> str:
+        return self._key(spec)  # one page: page() says whether the spec names it
+
     def page(self, device: str | None = None) -> Any:
+        page = self._bound()
         device = self.spec(device)
-        if device and device not in (self._page.serial, "virtual"):
-            raise InvalidArgument(
-                f"this tool set drives {self._page.serial}, not {device!r}",
-                hint="omit device, or use baremobile.tools.Session() to drive several devices",
-            )
-        return self._page
+        if not device or device == page.serial:
+            return page
+        if device in ("virtual", "virtual:") and \
+                getattr(getattr(page, "transport", None), "kind", None) == "virtual":
+            return page
+        raise InvalidArgument(
+            f"this tool set drives {page.serial}, not {device!r}",
+            hint="omit device, or use baremobile.tools.Session() to drive several devices",
+        )
+
+    def pages(self) -> dict[str, Any]:
+        page = self._ref()
+        return {"bound": page} if page is not None else {}
+
+    def forget(self, page: Any) -> None:  # the caller owns the page
+        pass
 
     def close(self) -> None:  # the caller owns the page
         self._closed = True
@@ -108,7 +185,8 @@ _BOUND_LOCK = threading.Lock()
 
 
 def session_for(target: Any) -> Session:
-    """The :class:`Session` behind ``target``: itself, or one remembered per Page."""
+    """The :class:`Session` behind ``target``: itself, or one remembered per Page (for as
+    long as the Page lives)."""
     if isinstance(target, Session):
         return target
     if target is None:
@@ -130,6 +208,7 @@ class _Ctx:
     session: Session
     options: Options
     device: str | None
+    files_dir: str | None = None
     _page: Any = None
 
     @property
@@ -164,22 +243,29 @@ def call(
     name: str,
     arguments: Mapping[str, Any] | None = None,
     *,
-    groups: Any = ("session", *_spec.OPTIONAL_GROUPS),
+    groups: Any = (),
     prefix: str = "",
     observe: bool | None = None,
     settle: float | None = None,
     max_chars: int | None = None,
+    files_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run tool ``name`` with ``arguments`` on ``target`` (a Page or a :class:`Session`).
 
     Arguments are checked against the tool's schema first (an ``INVALID_ARGUMENT`` result
-    names the parameter). ``observe=True`` makes action tools wait ``settle`` seconds and
-    return a fresh snapshot too (one call, one observation); by default the session's
-    setting applies (off). ``groups`` limits which tools may be called (all by default),
-    ``prefix`` is stripped from ``name`` (``android_tap`` → ``tap``). Never raises for a
-    tool's failure: errors come back as ``{"ok": false, "error": {code, message, hint}}``.
+    names the parameter). ``groups`` says which tools may be called: ``core`` plus these
+    groups, exactly like :func:`~baremobile.tools.schemas` — pass the same ``groups`` to
+    both, so the model can call only what it was shown. ``prefix`` is stripped from
+    ``name`` (``android_tap`` → ``tap``). ``observe=True`` makes action tools wait
+    ``settle`` seconds and return a fresh snapshot too; by default the session's setting
+    applies (off). ``files_dir`` is the one host directory ``push_file`` / ``pull_file`` /
+    ``install_app`` may use (default: the session's, None — those tools are refused).
+    Never raises for a tool's failure: errors come back as
+    ``{"ok": false, "error": {code, message, hint, category}}``.
     """
     shown = name if isinstance(name, str) else repr(name)
+    session: Session | None = None
+    ctx: _Ctx | None = None
     try:
         session = session_for(target)
         tool = _lookup(name, groups, prefix)
@@ -189,8 +275,11 @@ def call(
                                        ("max_chars", max_chars)) if v is not None}
         if overrides:
             options = dataclasses.replace(options, **overrides)
+        root = files_root(files_dir) if files_dir is not None else session.files_dir
+        for key in tool.host_paths:  # refused before any device is reached
+            hostfiles.resolve(root, args[key])
         device = args.pop("device", None) if tool.needs_device else None
-        ctx = _Ctx(session, options, device)
+        ctx = _Ctx(session, options, device, root)
         if not tool.needs_device:
             result = tool.run(ctx, args)
         else:
@@ -206,6 +295,9 @@ def call(
         return {"ok": True, "tool": tool.name, **result}
     except BaremobileError as exc:
         log.info("%s failed: %s %s", shown, exc.code, exc.message)
+        if isinstance(exc, PageClosed) and session is not None and ctx is not None \
+                and ctx._page is not None:
+            session.forget(ctx._page)  # the next call connects afresh
         return _failure(shown, exc)
     except Exception as exc:  # a bug or an unexpected answer: data, and the log has the rest
         log.exception("%s raised an unexpected error", shown)
@@ -216,12 +308,16 @@ def call(
 # rendering results for an LLM
 # ---------------------------------------------------------------------------------------
 
-_SHOWN_APART = ("ok", "tool", "done", "snapshot", "image")
+#: Result keys holding text for the model to read as-is (not JSON-escaped): the screen,
+#: a log, a file's content. MCP keeps them out of ``structuredContent``.
+TEXT_PAYLOADS = ("snapshot", "log", "text", "base64")
+_SHOWN_APART = ("ok", "tool", "done", "image", *TEXT_PAYLOADS)
 
 
 def to_text(result: Mapping[str, Any]) -> str:
     """The result as text for an LLM: the error with its hint, or what was done, the
-    other facts as compact JSON, and the snapshot text as-is (not JSON-escaped)."""
+    other facts as compact JSON, then any text payload (snapshot, log, file content)
+    as plain text, not JSON-escaped."""
     if not result.get("ok"):
         err = result.get("error", {})
         lines = [f"error {err.get('code', 'ERROR')}: {err.get('message', '')}"]
@@ -234,8 +330,13 @@ def to_text(result: Mapping[str, Any]) -> str:
     rest = {k: v for k, v in result.items() if k not in _SHOWN_APART}
     if rest:
         lines.append(json.dumps(rest, ensure_ascii=False, separators=(", ", ": ")))
-    if "snapshot" in result:
-        lines.append(result["snapshot"])
+    for key in TEXT_PAYLOADS:
+        value = result.get(key)
+        if not isinstance(value, str):
+            continue
+        if key == "base64":  # wrapped like a MIME body: readable, and still base64
+            value = "\n".join(value[i:i + 76] for i in range(0, len(value), 76))
+        lines.append(value)
     if not lines:
         lines.append("ok")
     return "\n".join(lines)

@@ -11,7 +11,6 @@ import base64
 import io
 import re
 import string
-from pathlib import Path
 from typing import Any
 
 from baremobile.device import typing_plan, validate_package
@@ -47,17 +46,22 @@ class MissingDependency(BaremobileError):
 
 
 def type_focused(page: Any, text: str, *, clear: bool = False, submit: bool = False) -> None:
-    """Type into whatever field has focus (no tap first)."""
+    """Type into whatever field has focus (no tap first).
+
+    ``clear=True`` selects all and deletes (``input keycombination``, Android 13+); on older
+    Android emptying a field needs to know its length — use ``page.type(ref, clear=True)``
+    with the focused field's ref instead (the ``type`` tool does).
+    """
     plan = typing_plan(text)
     commands: list[list[str]] = []
     if clear:
-        if page.device.api_level >= 33:
-            commands += [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]),
-                          str(KEYCODES["A"])],
-                         ["input", "keyevent", str(KEYCODES["DEL"])]]
-        else:
-            commands += [["input", "keyevent", str(KEYCODES["MOVE_END"])],
-                         ["input", "keyevent", *[str(KEYCODES["DEL"])] * 64]]
+        if page.device.api_level < 33:
+            raise InvalidArgument(
+                "cannot empty the focused field without knowing it on Android < 13",
+                hint="give the field's ref or selector")
+        commands += [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]),
+                      str(KEYCODES["A"])],
+                     ["input", "keyevent", str(KEYCODES["DEL"])]]
     commands += plan
     if submit:
         commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
@@ -84,13 +88,9 @@ def set_permission(page: Any, package: str, permission: str, grant: bool) -> Non
                                  "permission the app declares")
 
 
-def install_apk(page: Any, local_path: str, *, replace: bool = True) -> str:
-    """Push a local APK to the device and ``pm install`` it; returns pm's answer."""
-    path = Path(local_path).expanduser()
-    if not path.is_file():
-        raise InvalidArgument(f"no APK at {str(path)!r} on this computer",
-                              hint="path is a file on the computer running baremobile")
-    page.push(path, INSTALL_PATH)
+def install_apk(page: Any, apk: bytes, *, replace: bool = True) -> str:
+    """Push an APK's bytes to the device and ``pm install`` it; returns pm's answer."""
+    page.push(apk, INSTALL_PATH)
     try:
         argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
         r = page.device.run(argv, check=False, timeout=300)
@@ -124,18 +124,34 @@ def list_files(page: Any, path: str) -> list[str]:
     return [n for n in names if n and n not in ("./", "../")]
 
 
+def _utf8(data: bytes, cut: bool) -> str | None:
+    """``data`` as UTF-8 (when ``cut``, a character split at the end is dropped); None if
+    it is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
+            return data[: exc.start].decode("utf-8", "strict")
+        return None
+
+
 def read_file(page: Any, path: str, max_bytes: int) -> dict[str, Any]:
     """A device file's content: text when it is UTF-8, else base64; cut at ``max_bytes``."""
     data = page.pull(device_path(path))
     size = len(data)
     cut = data[:max_bytes]
     out: dict[str, Any] = {"path": path, "size": size}
-    try:
-        out["text"] = cut.decode("utf-8")
-    except UnicodeDecodeError:
+    text = _utf8(cut, size > max_bytes)
+    if text is not None:
+        out["encoding"] = "utf-8"
+        out["text"] = text
+    else:
+        out["encoding"] = "base64"
         out["base64"] = base64.b64encode(cut).decode("ascii")
     if size > max_bytes:
-        out["note"] = f"cut at {max_bytes} of {size} bytes — pass a larger max_bytes to read more"
+        out["truncated"] = True
+        out["note"] = (f"cut: the first {max_bytes} of {size} bytes — pass a larger max_bytes "
+                       "to read more")
     return out
 
 
@@ -191,6 +207,31 @@ def _font(ImageFont: Any, size: int) -> Any:
         return ImageFont.load_default()
 
 
+#: The largest screenshot the drawing tools decode (width x height): 25 megapixels is far
+#: past any phone or tablet screen and 75 MB as RGB; a larger PNG is refused unread.
+MAX_PIXELS = 25_000_000
+
+
+def _open_png(Image: Any, png: bytes) -> Any:
+    """The device's PNG opened for drawing, refused before decoding when it is huge."""
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        raise CommandFailed("the device's screenshot is not a PNG",
+                            hint="take the screenshot again")
+    w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    if w * h > MAX_PIXELS:
+        raise CommandFailed(f"the device's screenshot is {w}x{h} pixels, more than this tool "
+                            f"decodes ({MAX_PIXELS // 1_000_000} megapixels)",
+                            hint="use screenshot (which does not decode the image) instead")
+    try:
+        img = Image.open(io.BytesIO(png), formats=["PNG"])
+        if img.size[0] * img.size[1] > MAX_PIXELS:  # pragma: no cover - IHDR said otherwise
+            raise CommandFailed("the device's screenshot is too large to decode")
+        return img.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise CommandFailed(f"the device's screenshot cannot be decoded: {exc}",
+                            hint="take the screenshot again") from None
+
+
 def _encode(img: Any) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
@@ -200,7 +241,7 @@ def _encode(img: Any) -> bytes:
 def draw_grid(png: bytes, rows: int, cols: int) -> bytes:
     """The screenshot with a labelled ``cols`` x ``rows`` grid drawn over it."""
     Image, ImageDraw, ImageFont = _pil()
-    img = Image.open(io.BytesIO(png)).convert("RGB")
+    img = _open_png(Image, png)
     w, h = img.size
     draw = ImageDraw.Draw(img)
     line = max(2, w // 400)
@@ -224,7 +265,7 @@ def draw_grid(png: bytes, rows: int, cols: int) -> bytes:
 def annotate_refs(png: bytes, refs: dict[int, Any]) -> bytes:
     """The screenshot with every ref's bounds boxed and numbered."""
     Image, ImageDraw, ImageFont = _pil()
-    img = Image.open(io.BytesIO(png)).convert("RGB")
+    img = _open_png(Image, png)
     w, _ = img.size
     draw = ImageDraw.Draw(img)
     line = max(2, w // 360)

@@ -9,7 +9,11 @@
   until a device is reachable (or named by ``device`` / ``configure``);
 * two calls on one device never interleave: the second answers ``BUSY``;
 * tool failures are ``isError`` results whose text says code, message and hint, with the
-  same data in ``structuredContent``; ``screenshot`` answers MCP image content.
+  same data in ``structuredContent``; ``screenshot`` answers MCP image content;
+* a call the client cancels (or one still running at shutdown) is abandoned at once and
+  the page it acts on is closed, so the device is free again (the next call reconnects);
+* host files only inside ``--files-dir``; scenario files and device specs only as the
+  operator allows (``--allow-scenarios``, ``--allow-device``).
 
 Built on the SDK's low-level ``Server`` (not FastMCP): the tool table already has
 JSON schemas, so tools/list serves them as they are and tools/call goes to
@@ -27,6 +31,7 @@ import re
 import secrets
 import socket
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,7 +51,7 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
                       "pip install 'baremobile[mcp]'") from _exc
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import call, to_text
+from baremobile.tools.dispatch import TEXT_PAYLOADS, call, to_text
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
@@ -69,14 +74,14 @@ def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
     """A :func:`~baremobile.tools.call` result as an MCP ``CallToolResult``.
 
     The text block is what an LLM reads (:func:`~baremobile.tools.to_text`); a screenshot
-    adds an image block; ``structuredContent`` repeats the facts (not the snapshot text or
-    image bytes, which would double the payload).
+    adds an image block; ``structuredContent`` repeats the facts — not the text payloads
+    (snapshot, log, file content) or image bytes, which would double the payload.
     """
     content: list[Any] = [types.TextContent(text=to_text(result))]
     image = result.get("image") if result.get("ok") else None
     if image:
         content.append(types.ImageContent(data=image["data"], mime_type=image["mime_type"]))
-    structured = {k: v for k, v in result.items() if k not in ("snapshot", "image")}
+    structured = {k: v for k, v in result.items() if k not in ("image", *TEXT_PAYLOADS)}
     if image:
         structured["image"] = {k: v for k, v in image.items() if k != "data"}
     return types.CallToolResult(content=content, structured_content=structured,
@@ -99,7 +104,7 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "") -> Ser
                 title=t.name.replace("_", " "),
                 read_only_hint=t.read_only,
                 destructive_hint=t.destructive if not t.read_only else None,
-                open_world_hint=False,
+                open_world_hint=t.open_world,
             ),
         )
         for t in enabled
@@ -111,9 +116,21 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "") -> Ser
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, arguments = params.name, params.arguments
         log.info("call %s %s", name, _short(arguments))
-        result = await anyio.to_thread.run_sync(
-            lambda: call(session, name, arguments, groups=group_names, prefix=prefix)
-        )
+        worker: list[int] = []
+
+        def work() -> dict[str, Any]:
+            worker.append(threading.get_ident())
+            return call(session, name, arguments, groups=group_names, prefix=prefix)
+
+        try:
+            # abandon_on_cancel: a cancelled request (or shutdown) does not wait for the
+            # thread; closing the page it acts on makes that thread fail fast and frees the
+            # device for the next call
+            result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            if worker and session.interrupt(worker[0]) is not None:
+                log.info("%s cancelled: closed the page it was acting on", name)
+            raise
         if not result["ok"]:
             log.info("%s -> %s", name, result["error"]["code"])
         return mcp_result(result)
@@ -262,7 +279,9 @@ def run(args: argparse.Namespace) -> int:
     if slug:
         prefix = f"android_{slug}_"
     check_prefix(prefix)
-    session = Session(args.device)
+    session = Session(args.device, files_dir=getattr(args, "files_dir", None),
+                      allow_devices=getattr(args, "allow_device", None) or None,
+                      allow_scenarios=getattr(args, "allow_scenarios", False))
     changes: dict[str, Any] = {}
     if getattr(args, "observe", False):
         changes["observe"] = True

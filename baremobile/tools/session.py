@@ -10,6 +10,17 @@ It starts with no device. The device for a call is, in order: the call's ``devic
 argument, the session default (``configure(device=...)`` or ``Session(device=...)``),
 else discovery (``connect()``: exactly one ready device, or ``NO_DEVICES`` /
 ``MULTIPLE_DEVICES_DEVICE_ID_REQUIRED`` / ``DEVICE_UNAUTHORIZED``).
+
+What the model may reach is the operator's choice, made when the session is created and
+never changeable by a tool call:
+
+* ``files_dir`` — the one directory of this computer that ``push_file``, ``pull_file`` and
+  ``install_app`` may read or write (None, the default: those tools are refused);
+* ``allow_devices`` — the only device specs a call or ``configure`` may name (None: any
+  serial, ``host:port``, ``usb``, ``adb:`` spec); plain ``"virtual"`` is always allowed;
+* ``allow_scenarios`` — whether ``"virtual:FILE.yaml"`` may be named (it reads a file of
+  this computer); off by default;
+* ``max_virtual_phones`` — how many in-process virtual phones the session may start.
 """
 
 from __future__ import annotations
@@ -17,16 +28,31 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from baremobile.errors import BaremobileError, Busy, InvalidArgument
+from baremobile.errors import BaremobileError, Busy, DeviceNotFound, InvalidArgument
 
-__all__ = ["Options", "Session"]
+__all__ = ["NotAllowed", "Options", "Session", "SessionClosed"]
 
 log = logging.getLogger("baremobile.tools")
+
+
+class NotAllowed(InvalidArgument):
+    """The operator has not allowed this (a host file outside the files directory, a
+    scenario file, a device spec outside the allow-list)."""
+
+    code = "NOT_ALLOWED"
+
+
+class SessionClosed(BaremobileError):
+    """The session (or MCP server) was closed; it drives no device any more."""
+
+    code = "SESSION_CLOSED"
+    default_hint = "start a new session (restart the MCP server)"
 
 
 @dataclass
@@ -38,7 +64,7 @@ class Options:
     timeout: float = 10.0
     """seconds ``wait_for_text`` / ``wait_stable`` wait when the call gives no ``timeout``"""
     max_chars: int | None = 20_000
-    """snapshot text budget when the call gives no ``max_chars`` (None: no limit)"""
+    """text budget (snapshot, log) when the call gives no ``max_chars`` (None: no limit)"""
     observe: bool = False
     """action tools return a fresh snapshot (after ``settle``) instead of just "ok\""""
     settle: float = 0.5
@@ -56,13 +82,39 @@ def _default_connect(device: str | None, **options: Any) -> Any:
     return connect(device, **options)
 
 
+def _discover() -> list[Any]:
+    """The devices discovery sees now (listing only: nothing is claimed or connected)."""
+    from baremobile.transport.discovery import devices
+
+    return devices()
+
+
+def files_root(value: str | os.PathLike[str] | None) -> str | None:
+    """The real path of an operator's files directory (None stays None)."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+        raise InvalidArgument(f"files_dir must be a directory path, not {value!r}")
+    real = os.path.realpath(os.path.expanduser(os.fspath(value)))
+    if not os.path.isdir(real):
+        raise InvalidArgument(f"files_dir {os.fspath(value)!r} is not a directory",
+                              hint="create it first, or pass another directory")
+    return real
+
+
+def _is_virtual(key: str) -> bool:
+    return key == "virtual" or key.startswith("virtual:")
+
+
 class Session:
     """Pages, defaults and per-device locks for one agent conversation (or one MCP server).
 
     ``Session(device="virtual")`` pins a default device; ``Session()`` discovers one on the
-    first call. ``connect`` (a ``connect(spec, **options)``-like callable) and
-    ``connect_options`` are for tests and special transports. Close it when done (it is a
-    context manager): every page it opened is closed.
+    first call. ``files_dir``, ``allow_devices``, ``allow_scenarios`` and
+    ``max_virtual_phones`` are the operator's limits (see the module docstring);
+    ``device`` given here is always allowed. ``connect`` (a ``connect(spec, **options)``-like
+    callable) and ``connect_options`` are for tests and special transports. Close it when
+    done (it is a context manager): every page it opened is closed.
     """
 
     def __init__(
@@ -71,18 +123,85 @@ class Session:
         *,
         connect: Callable[..., Any] | None = None,
         connect_options: dict[str, Any] | None = None,
+        files_dir: str | os.PathLike[str] | None = None,
+        allow_devices: Iterable[str] | None = None,
+        allow_scenarios: bool = False,
+        max_virtual_phones: int = 4,
         **defaults: Any,
     ) -> None:
-        self.options = Options(device=device)
+        if device is not None and not isinstance(device, str):
+            raise InvalidArgument(f"device must be a string spec, not {device!r}")
+        self.options = Options()
+        self._files_dir = files_root(files_dir)
+        if isinstance(allow_devices, str):
+            allow_devices = [allow_devices]
+        self.allow_devices: frozenset[str] | None = (
+            None if allow_devices is None
+            else frozenset(self._key(d) for d in allow_devices if d and d.strip()))
+        self.allow_scenarios = bool(allow_scenarios)
+        if isinstance(max_virtual_phones, bool) or not isinstance(max_virtual_phones, int) \
+                or max_virtual_phones < 0:
+            raise InvalidArgument(f"max_virtual_phones must be an integer ≥ 0, "
+                                  f"not {max_virtual_phones!r}")
+        self.max_virtual_phones = max_virtual_phones
+        self._operator_device = self._key(device) if device and device.strip() else None
+        self.options.device = device.strip() if device and device.strip() else None
         if defaults:
             self.configure(**defaults)
         self._connect = connect or _default_connect
         self._connect_options = dict(connect_options or {})
-        self._pages: dict[str, Any] = {}  # spec as asked → Page
-        self._locks: dict[int, threading.Lock] = {}  # id(page) → its lock
-        self._mutex = threading.Lock()  # guards the two dicts; never held while acting
-        self._connecting = threading.Lock()  # one connect() at a time
+        self._pages: dict[str, Any] = {}  # spec key → Page
+        self._locks: dict[int, threading.Lock] = {}  # id(page) → its device lock
+        self._acting: dict[int, Any] = {}  # thread id → the page that thread acts on
+        self._connect_locks: dict[str, threading.Lock] = {}  # spec/serial → its connect lock
+        self._virtual_connecting = 0
+        self._mutex = threading.Lock()  # guards the dicts above; never held while acting
         self._closed = False
+
+    # -- the operator's limits ------------------------------------------------------------
+    @property
+    def files_dir(self) -> str | None:
+        """The directory host-file tools may use (its real path), or None: they are off."""
+        return self._files_dir
+
+    @files_dir.setter
+    def files_dir(self, value: str | os.PathLike[str] | None) -> None:
+        self._files_dir = files_root(value)
+
+    @staticmethod
+    def _key(spec: str | None) -> str:
+        """The spec as the session files it: ``auto``, ``virtual``, ``virtual:<real path>``,
+        or the spec itself."""
+        spec = (spec or "").strip()
+        if not spec or spec == "auto":
+            return "auto"
+        if spec in ("virtual", "virtual:"):
+            return "virtual"
+        if spec.startswith("virtual:"):
+            return "virtual:" + os.path.realpath(spec[len("virtual:"):])
+        return spec
+
+    def check_allowed(self, spec: str | None) -> str:
+        """The session key of ``spec``, or :class:`NotAllowed` if the operator forbade it."""
+        key = self._key(spec)
+        if key in ("auto", "virtual") or key == self._operator_device:
+            return key
+        if key.startswith("virtual:"):
+            if self.allow_scenarios or (self.allow_devices is not None
+                                        and key in self.allow_devices):
+                return key
+            raise NotAllowed(
+                "a virtual phone with a scenario file ('virtual:PATH') is not allowed here: "
+                "it would read a file of the computer running baremobile",
+                hint="use device 'virtual' (the built-in demo phone), a serial or host:port; "
+                     "the operator can allow scenario files (Session(allow_scenarios=True), "
+                     "baremobile mcp --allow-scenarios)",
+            )
+        if self.allow_devices is not None and key not in self.allow_devices:
+            allowed = ", ".join(sorted(self.allow_devices | {"virtual"}))
+            raise NotAllowed(f"device {key!r} is not in this session's allow-list",
+                             hint=f"allowed: {allowed} (or omit device)")
+        return key
 
     # -- defaults -------------------------------------------------------------------------
     def configure(self, **changes: Any) -> dict[str, Any]:
@@ -95,11 +214,14 @@ class Session:
         if unknown:
             raise InvalidArgument(f"unknown setting(s): {', '.join(unknown)}",
                                   hint=f"settings are: {', '.join(sorted(names))}")
+        checked: dict[str, Any] = {}
         for key, value in changes.items():
             if key == "device":
                 if value is not None and not isinstance(value, str):
                     raise InvalidArgument(f"device must be a string, not {value!r}")
                 value = (value or "").strip() or None
+                if value is not None:
+                    self.check_allowed(value)
             elif key in ("timeout", "settle", "busy_wait"):
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                     0 <= value <= 600
@@ -115,6 +237,8 @@ class Session:
                         f"max_chars must be an integer ≥ 200 or None, not {value!r}")
             elif key == "observe" and not isinstance(value, bool):
                 raise InvalidArgument(f"observe must be true or false, not {value!r}")
+            checked[key] = value
+        for key, value in checked.items():  # all or nothing
             setattr(self.options, key, value)
         return self.options.to_dict()
 
@@ -125,32 +249,122 @@ class Session:
             return device.strip()
         return self.options.device
 
+    def _predict_serial(self, key: str) -> str | None:
+        """The serial ``key`` will connect to, when that is known without connecting."""
+        from baremobile.transport.discovery import parse_host_port
+
+        if _is_virtual(key):
+            return None  # every in-process phone has a serial of its own
+        if key == "auto":
+            env = os.environ.get("ANDROID_SERIAL", "").strip()
+            if env:
+                return self._predict_serial(self._key(env))
+        if key in ("auto", "usb"):
+            with self._mutex:
+                if not self._pages:
+                    return None  # nothing to share with: skip the discovery round
+            try:
+                ready = [d for d in _discover() if d.ready]
+            except BaremobileError:
+                return None
+            if key == "usb":
+                ready = [d for d in ready if d.via == "usb"]
+            if len(ready) != 1:
+                return None
+            serial = ready[0].serial
+            return serial.partition(":")[2] if ready[0].via == "usb" else serial
+        if key.startswith(("adb:", "usb:")):
+            return key[4:]
+        hp = parse_host_port(key)
+        if hp is not None:
+            return f"{hp[0]}:{hp[1]}"
+        return key
+
+    def _connected(self, serial: str | None) -> Any:
+        if serial is None:
+            return None
+        with self._mutex:
+            return next((p for p in self._pages.values() if p.serial == serial), None)
+
     def page(self, device: str | None = None) -> Any:
-        """The Page for ``device`` (see :meth:`spec`), connecting on first use."""
+        """The Page for ``device`` (see :meth:`spec`), connecting on first use.
+
+        Only the first call for a spec connects (others for the same spec wait for it;
+        other devices do not); a spec that turns out to name a device already connected
+        under another name shares its Page.
+        """
         if self._closed:
-            raise BaremobileError("this session is closed")
-        key = self.spec(device) or "auto"
+            raise SessionClosed("this session is closed")
+        key = self.check_allowed(self.spec(device))
         with self._mutex:
             page = self._pages.get(key)
         if page is not None:
             return page
-        with self._connecting:
+        serial = self._predict_serial(key)
+        same = self._connected(serial)
+        if same is not None:
+            with self._mutex:
+                self._pages[key] = same
+            return same
+        with self._mutex:
+            lock = self._connect_locks.setdefault(serial or key, threading.Lock())
+        with lock:
             with self._mutex:
                 page = self._pages.get(key)
+            page = page or self._connected(serial)
             if page is not None:
+                with self._mutex:
+                    self._pages[key] = page
                 return page
-            log.info("connecting to %s", key)
-            page = self._connect(None if key == "auto" else key, **self._connect_options)
+            return self._open(key)
+
+    def _open(self, key: str) -> Any:
+        virtual = _is_virtual(key)
+        if virtual:
             with self._mutex:
-                # the same device reached under another name shares one Page (and one lock)
-                same = next((p for p in self._pages.values() if p.serial == page.serial), None)
-                if same is not None:
-                    page.close()
-                    page = same
-                self._pages[key] = page
-                self._locks.setdefault(id(page), threading.Lock())
-            log.info("connected to %s (%s)", page.serial, key)
-            return page
+                running = sum(1 for p in {id(p): p for p in self._pages.values()}.values()
+                              if getattr(getattr(p, "transport", None), "kind", "") == "virtual")
+                if running + self._virtual_connecting >= self.max_virtual_phones:
+                    raise NotAllowed(
+                        f"this session already runs {running} virtual phone(s), its limit",
+                        hint="use one of the connected devices (see the devices tool)")
+                self._virtual_connecting += 1
+        log.info("connecting to %s", key)
+        try:
+            page = self._connect(None if key == "auto" else key, **self._connect_options)
+        except BaremobileError:
+            raise
+        except ValueError as exc:  # ScenarioError: never echo the file's content
+            from baremobile.virtual.scenario import ScenarioError
+
+            if not isinstance(exc, ScenarioError):
+                raise
+            log.warning("cannot load the scenario of %s: %s", key, exc)
+            raise InvalidArgument(
+                f"the scenario of {key!r} cannot be loaded (missing, unreadable or not a "
+                "valid scenario; details are in the server log)",
+                hint="check the file, or use device 'virtual'") from None
+        except OSError as exc:  # a network error the transport did not map
+            raise DeviceNotFound(f"cannot reach {key!r}: {exc.strerror or type(exc).__name__}",
+                                 hint="check the device spec and that the device is on") \
+                from None
+        finally:
+            if virtual:
+                with self._mutex:
+                    self._virtual_connecting -= 1
+        with self._mutex:
+            if self._closed:
+                page.close()
+                raise SessionClosed("this session was closed while connecting")
+            # the same device reached under another name shares one Page (and one lock)
+            same = next((p for p in self._pages.values() if p.serial == page.serial), None)
+            if same is not None:
+                page.close()
+                page = same
+            self._pages[key] = page
+            self._locks.setdefault(id(page), threading.Lock())
+        log.info("connected to %s (%s)", page.serial, key)
+        return page
 
     def pages(self) -> dict[str, Any]:
         """The pages opened so far: ``{spec: Page}``."""
@@ -166,27 +380,52 @@ class Session:
         got = lock.acquire(timeout=wait) if wait > 0 else lock.acquire(blocking=False)
         if not got:
             raise Busy(f"another call is acting on {getattr(page, 'serial', 'this device')}")
+        me = threading.get_ident()
+        with self._mutex:
+            self._acting[me] = page
         try:
             yield
         finally:
+            with self._mutex:
+                self._acting.pop(me, None)
             lock.release()
+
+    def interrupt(self, thread_id: int) -> Any:
+        """Stop the call thread ``thread_id`` is making: close the page it acts on (its
+        verbs then fail fast with ``PAGE_CLOSED``) and forget it, so that the next call
+        connects afresh. Returns the closed page, or None when that thread holds none."""
+        with self._mutex:
+            page = self._acting.get(thread_id)
+        if page is None:
+            return None
+        log.info("interrupting the call on %s", getattr(page, "serial", page))
+        with contextlib.suppress(Exception):
+            page.close()
+        self.forget(page)
+        return page
 
     def forget(self, page: Any) -> None:
         """Drop ``page`` from the session (after it was closed)."""
         with self._mutex:
             for key in [k for k, p in self._pages.items() if p is page]:
                 del self._pages[key]
+            if not any(p is page for p in self._acting.values()):
+                self._locks.pop(id(page), None)
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
-        """Close every page this session opened."""
+        """Close every page this session opened (calls still running fail fast)."""
         self._closed = True
         with self._mutex:
-            pages = {id(p): p for p in self._pages.values()}.values()
+            pages = list({id(p): p for p in self._pages.values()}.values())
             self._pages.clear()
         for p in pages:
             with contextlib.suppress(Exception):
                 p.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def __enter__(self) -> Session:
         return self

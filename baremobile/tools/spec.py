@@ -6,10 +6,12 @@ table into OpenAI / Anthropic / plain JSON tool definitions, ``call()`` runs a r
 MCP server lists and calls the same rows — so the three front doors cannot drift apart.
 
 Groups: ``core`` (always), ``session`` (``configure``; the MCP server always has it) and the
-optional ``apps``, ``files``, ``logs``, ``system``, ``vision`` behind a switch.
+optional ``apps``, ``files``, ``logs``, ``system``, ``vision`` behind a switch — the same
+switch for ``schemas()`` and ``call()``, which both default to ``core``.
 
 A runner gets a context (``ctx.page`` — the device's Page, connected on first use;
-``ctx.options`` — the session defaults; ``ctx.session``) and the validated arguments, and
+``ctx.options`` — the session defaults; ``ctx.session``; ``ctx.files_dir`` — the host
+directory the operator allowed, or None) and the validated arguments, and
 returns a JSON-able dict. Errors are raised as :mod:`baremobile.errors` types; the
 dispatcher turns them into ``{"code", "message", "hint"}`` data.
 """
@@ -21,8 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.errors import InvalidArgument
-from baremobile.tools import extras
+from baremobile.errors import CommandTimeout, InvalidArgument
+from baremobile.tools import extras, hostfiles
 
 __all__ = ["GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "ToolSpec", "get", "select"]
 
@@ -45,7 +47,9 @@ class ToolSpec:
     acts: bool = False  #: changes the screen: may return an observation after it
     needs_device: bool = True
     read_only: bool = False
-    destructive: bool = False
+    destructive: bool = False  #: may delete or overwrite something (MCP destructiveHint)
+    open_world: bool = False  #: reaches beyond the device's own state (MCP openWorldHint)
+    host_paths: tuple[str, ...] = ()  #: arguments naming files of this computer
     returns: str = ""  #: what the result holds (for docs and the description)
     extra: Mapping[str, Any] = field(default_factory=dict)  #: more schema keywords
 
@@ -69,11 +73,16 @@ class ToolSpec:
 # shared parameters: plain names, the same in every adapter
 # ---------------------------------------------------------------------------------------
 
+#: The selector fields that pick elements (``index`` only chooses among the matches).
+_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
+
 SELECTOR: dict[str, Any] = {
     "type": "object",
     "description": (
         "Find an element by what it shows instead of by ref. Every given field must match; "
-        "give at least one. text/desc are exact, *_contains are case-insensitive substrings."
+        "give at least one of text, text_contains, desc, desc_contains, id, role (index only "
+        "picks among several matches). text/desc are exact, *_contains are case-insensitive "
+        "substrings."
     ),
     "properties": {
         "text": {"type": "string", "description": "exact visible text"},
@@ -86,7 +95,7 @@ SELECTOR: dict[str, Any] = {
                   "description": "which match when several do (0 = first)"},
     },
     "additionalProperties": False,
-    "minProperties": 1,
+    "anyOf": [{"required": [c]} for c in _CRITERIA],
 }
 
 PARAMS: dict[str, dict[str, Any]] = {
@@ -100,19 +109,24 @@ PARAMS: dict[str, dict[str, Any]] = {
                            "volume_up, volume_down, power, wakeup, camera, media_play_pause, "
                            "dpad_up/down/left/right) or an Android keycode number"},
     "direction": {"type": "string", "enum": ["up", "down", "left", "right"],
-                  "description": "where the content should move: 'down' reveals what is below"},
+                  "description": "which way to look: 'down' shows what is below (like "
+                                 "swiping up), 'up' what is above, 'right' what is to the "
+                                 "right"},
     "package": {"type": "string", "minLength": 1,
                 "description": "Android package name, e.g. com.android.settings"},
     "uri": {"type": "string", "minLength": 1,
             "description": "URI with a scheme: https://…, tel:…, geo:…, market://…"},
-    "x": {"type": "number", "minimum": 0, "description": "screen x in pixels"},
-    "y": {"type": "number", "minimum": 0, "description": "screen y in pixels"},
+    "x": {"type": "number", "minimum": 0, "maximum": 100_000,
+          "description": "screen x in pixels"},
+    "y": {"type": "number", "minimum": 0, "maximum": 100_000,
+          "description": "screen y in pixels"},
     "device": {"type": "string", "minLength": 1,
                "description": "which device: a serial or host:port from the devices tool "
                               "(omit to use the session's device)"},
     "max_chars": {"type": "integer", "minimum": 200, "maximum": 1_000_000,
                   "description": "longest snapshot text to return; longer ones are cut at a "
-                                 "line and say how to get the rest"},
+                                 "line and say how to get the rest (default: the session's, "
+                                 "20000)"},
     "timeout": {"type": "number", "minimum": 0, "maximum": 600,
                 "description": "seconds to wait at most"},
     "ms": {"type": "integer", "minimum": 1, "maximum": 60_000, "description": "duration in ms"},
@@ -210,16 +224,33 @@ def _long_press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     return {"done": f"long-pressed {_what(t)} for {ms} ms"}
 
 
+def _focused_field(snap: Any) -> Any:
+    """The RefNode of the text field that has focus in ``snap``, or None."""
+    return next((r for r in snap.refs.values() if r.focused and r.editable), None)
+
+
 def _type(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     t = _target(a, optional=True)
     clear, submit = a.get("clear", False), a.get("submit", False)
+    if t is None and clear:
+        # emptying needs the field: its ref makes Page.type delete what the dump shows
+        field = _focused_field(ctx.page.snapshot())
+        if field is not None:
+            ctx.page.type(field.ref, a["text"], clear=True, submit=submit)
+            return {"done": f"typed {len(a['text'])} characters into the focused field "
+                            f"(ref {field.ref}, emptied first)"
+                            + (" and pressed Enter" if submit else "")}
+        elif ctx.page.device.api_level < 33:
+            raise InvalidArgument(
+                "clear=true: no focused text field is on screen, so it cannot be emptied",
+                hint="give the field's ref or selector (take a snapshot: it is a TextInput)")
     if t is None:
         extras.type_focused(ctx.page, a["text"], clear=clear, submit=submit)
         where = "the focused field"
     else:
         ctx.page.type(t, a["text"], clear=clear, submit=submit)
         where = _what(t)
-    how = " (cleared first)" if clear else ""
+    how = " (emptied first)" if clear else ""
     return {"done": f"typed {len(a['text'])} characters into {where}{how}"
                     + (" and pressed Enter" if submit else "")}
 
@@ -315,7 +346,14 @@ def _wait_for_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _wait_stable(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    snap = ctx.page.wait_stable(timeout=a.get("timeout", ctx.options.timeout))
+    timeout = max(1.0, a.get("timeout", ctx.options.timeout))  # two dumps need time
+    try:
+        snap = ctx.page.wait_stable(timeout=timeout)
+    except CommandTimeout:
+        raise CommandTimeout(
+            f"the screen could not be read within {timeout:g} s",
+            hint="pass a longer timeout (reading the screen takes 1-3 s on a phone); the "
+                 "device may also be busy") from None
     return {"done": "the screen is stable",
             **snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))}
 
@@ -367,8 +405,9 @@ def _revoke(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _install(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    said = extras.install_apk(ctx.page, a["apk"], replace=a.get("replace", True))
-    return {"done": f"installed {a['apk']}", "output": said}
+    shown, apk = hostfiles.read_host_file(ctx.files_dir, a["apk"])
+    said = extras.install_apk(ctx.page, apk, replace=a.get("replace", True))
+    return {"done": f"installed {shown}", "output": said}
 
 
 def _list_files(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -377,7 +416,7 @@ def _list_files(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    return extras.read_file(ctx.page, a["path"], a.get("max_bytes", 100_000))
+    return extras.read_file(ctx.page, a["path"], a.get("max_bytes", 20_000))
 
 
 def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -387,27 +426,41 @@ def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _push_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    from pathlib import Path
-
-    local = Path(a["local_path"]).expanduser()
-    if not local.is_file():
-        raise InvalidArgument(f"no file at {str(local)!r} on this computer")
-    ctx.page.push(local, extras.device_path(a["path"]))
-    return {"done": f"copied {local} to {a['path']} ({local.stat().st_size} bytes)"}
+    shown, data = hostfiles.read_host_file(ctx.files_dir, a["local_path"])
+    ctx.page.push(data, extras.device_path(a["path"]))
+    return {"done": f"copied {shown} to {a['path']} ({len(data)} bytes)"}
 
 
 def _pull_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    from pathlib import Path
-
     data = ctx.page.pull(extras.device_path(a["path"]))
-    local = Path(a["local_path"]).expanduser()
-    local.write_bytes(data)
-    return {"done": f"copied {a['path']} to {local} ({len(data)} bytes)"}
+    shown = hostfiles.write_host_file(ctx.files_dir, a["local_path"], data,
+                                      overwrite=a.get("overwrite", False))
+    return {"done": f"copied {a['path']} to {shown} ({len(data)} bytes)"}
+
+
+def cut_log(text: str, max_chars: int | None) -> dict[str, Any]:
+    """``{"log", "truncated"}``: the most recent lines that fit in ``max_chars``, with a
+    first line saying how many earlier ones were cut."""
+    if max_chars is None or len(text) <= max_chars:
+        return {"log": text, "truncated": False}
+    lines = text.splitlines(keepends=True)
+    kept: list[str] = []
+    size = 0
+    budget = max_chars - 120  # room for the note
+    for line in reversed(lines):
+        if size + len(line) > budget:
+            break
+        kept.append(line)
+        size += len(line)
+    kept.reverse()
+    note = (f"# cut (max_chars): {len(lines) - len(kept)} earlier lines not shown — ask for "
+            "fewer lines, a tag, or a larger max_chars\n")
+    return {"log": note + "".join(kept), "truncated": True}
 
 
 def _logcat(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     text = ctx.page.logcat(lines=a.get("lines", 200), tag=a.get("tag"))
-    return {"log": text}
+    return cut_log(text, a.get("max_chars", ctx.options.max_chars))
 
 
 def _recents(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -494,7 +547,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Type text into an input field (a TextInput in the snapshot), tapping it first to "
         "focus it. The field ends up holding exactly the text (printable ASCII; spaces and "
         "newlines work). Without ref or selector it types into the field that has focus. "
-        "clear=true empties the field first; submit=true presses Enter afterwards (search, send).",
+        "clear=true empties the field first (any length); submit=true presses Enter "
+        "afterwards (search, send).",
         {**_TARGET,
          "text": _p("text", "what to type"),
          "clear": {"type": "boolean", "description": "empty the field first (default false)"},
@@ -510,9 +564,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "scroll",
-        "Scroll a list or page to reveal more. direction is where the content should move: "
-        "'down' shows what is below. Give the ref (or selector) of a scrollable element "
-        "(List, ScrollView), or neither to scroll the middle of the screen.",
+        "Scroll a list or page to reveal more. direction is which way to look: 'down' shows "
+        "what is below (like swiping up), 'up' what is above. Give the ref (or selector) of "
+        "a scrollable element (List, ScrollView), or neither to scroll the middle of the "
+        "screen.",
         {"direction": PARAMS["direction"], **_TARGET,
          "amount": {"type": "number", "minimum": 0.05, "maximum": 1,
                     "description": "fraction of the element's size to move (default 0.6)"}},
@@ -547,7 +602,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Open a URI with the app that handles it: a web page in the browser, tel: in the "
         "dialer, geo: in maps, a deep link in its app.",
         {"uri": PARAMS["uri"]},
-        _open_url, required=("uri",), acts=True, returns=_ACT,
+        _open_url, required=("uri",), acts=True, open_world=True, returns=_ACT,
     ),
     ToolSpec(
         "back",
@@ -588,7 +643,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wait_stable",
         "Wait until the screen stops changing (animations and loading done), then look at it.",
-        {"timeout": _p("timeout", "seconds to wait at most (default: the session's, 10)"),
+        {"timeout": _p("timeout", "seconds to wait at most, at least 1 (reading the screen "
+                                  "twice takes time; default: the session's, 10)", minimum=1),
          "max_chars": PARAMS["max_chars"]},
         _wait_stable, read_only=True, returns="the settled snapshot.",
     ),
@@ -653,12 +709,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         returns=_ACT,
     ),
     ToolSpec(
-        "install_app", "Install an APK file from this computer onto the device.",
+        "install_app",
+        "Install an APK file from the operator's files directory on this computer onto the "
+        "device (refused unless the operator set one).",
         {"apk": {"type": "string", "minLength": 1,
-                 "description": "path of the .apk on the computer running baremobile"},
+                 "description": "the .apk's path relative to the files directory, e.g. "
+                                "'app.apk'"},
          "replace": {"type": "boolean",
                      "description": "reinstall over an existing version (default true)"}},
-        _install, required=("apk",), group="apps", returns="'done' and pm's output.",
+        _install, required=("apk",), group="apps", destructive=True, host_paths=("apk",),
+        returns="'done' and pm's output.",
     ),
     # -- files -------------------------------------------------------------------------
     ToolSpec(
@@ -670,10 +730,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "read_file", "Read a file on the device.",
         {"path": PARAMS["path"],
-         "max_bytes": {"type": "integer", "minimum": 1, "maximum": 10_000_000,
-                       "description": "read at most this many bytes (default 100000)"}},
+         "max_bytes": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
+                       "description": "return at most this many bytes (default 20000)"}},
         _read_file, required=("path",), group="files", read_only=True,
-        returns="'text' (UTF-8) or 'base64', 'size', and a note when cut.",
+        returns="the content as text (UTF-8) or base64, its 'size', and a note when cut.",
     ),
     ToolSpec(
         "write_file", "Write text to a file on the device (replacing it).",
@@ -681,26 +741,44 @@ TOOLS: tuple[ToolSpec, ...] = (
         _write_file, required=("path", "text"), group="files", destructive=True, returns=_ACT,
     ),
     ToolSpec(
-        "push_file", "Copy a file from this computer to the device.",
+        "push_file",
+        "Copy a file from the operator's files directory on this computer to the device "
+        "(replacing the device file; refused unless the operator set a files directory).",
         {"local_path": {"type": "string", "minLength": 1,
-                        "description": "file on the computer running baremobile"},
+                        "description": "the file's path relative to the files directory"},
          "path": PARAMS["path"]},
-        _push_file, required=("local_path", "path"), group="files", returns=_ACT,
+        _push_file, required=("local_path", "path"), group="files", destructive=True,
+        host_paths=("local_path",),
+        returns=_ACT,
     ),
     ToolSpec(
-        "pull_file", "Copy a file from the device to this computer.",
+        "pull_file",
+        "Copy a file from the device into the operator's files directory on this computer "
+        "(refused unless the operator set one). An existing file is kept unless "
+        "overwrite=true.",
         {"path": PARAMS["path"],
          "local_path": {"type": "string", "minLength": 1,
-                        "description": "where to save it on the computer running baremobile"}},
-        _pull_file, required=("path", "local_path"), group="files", returns=_ACT,
+                        "description": "where to save it, relative to the files directory"},
+         "overwrite": {"type": "boolean",
+                       "description": "replace an existing local file (default false)"}},
+        _pull_file, required=("path", "local_path"), group="files", destructive=True,
+        host_paths=("local_path",),
+        returns=_ACT,
     ),
     # -- logs --------------------------------------------------------------------------
     ToolSpec(
         "logcat", "Read the device log (most recent lines), e.g. to find why an app crashed.",
         {"lines": {"type": "integer", "minimum": 1, "maximum": 100_000,
                    "description": "how many recent lines (default 200)"},
-         "tag": {"type": "string", "minLength": 1, "description": "only this log tag"}},
-        _logcat, group="logs", read_only=True, returns="'log': the lines as text.",
+         "tag": {"type": "string", "minLength": 1, "maxLength": 100,
+                 "pattern": r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[VDIWEFS])?$",
+                 "description": "only this log tag: letters, digits, '_', '.', '-' (not "
+                                "first), optionally ':PRIORITY' (V D I W E F S), e.g. "
+                                "'ActivityManager:W'"},
+         "max_chars": _p("max_chars", "longest log text to return; older lines are cut first "
+                                      "(default: the session's, 20000)")},
+        _logcat, group="logs", read_only=True,
+        returns="the log lines as text (most recent last).",
     ),
     # -- system UI ---------------------------------------------------------------------
     ToolSpec("recents", "Open the recent-apps overview.", {}, _recents, group="system",

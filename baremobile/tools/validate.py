@@ -2,7 +2,10 @@
 
 Only the subset of JSON Schema the tool table uses is understood: ``type`` (one name or a
 list), ``properties``, ``required``, ``additionalProperties: false``, ``enum``,
-``minimum``/``maximum``, ``minLength``/``maxLength``, ``minProperties`` and ``items``.
+``minimum``/``maximum``, ``minLength``/``maxLength``, ``pattern``, ``minProperties``,
+``anyOf`` and ``items``. Types are JSON's, strictly: an object is a mapping with string
+keys, an array a list or tuple; any other Python object (bytes, a set, ``object()``)
+matches no type.
 Every failure is an :class:`~baremobile.errors.InvalidArgument` whose message names the
 parameter (``selector.text``, ``x``) and says what was expected, so an LLM can fix its call.
 
@@ -36,10 +39,12 @@ def _type_name(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     if isinstance(value, Mapping):
-        return "object"
+        if all(isinstance(k, str) for k in value):
+            return "object"
+        return "mapping with non-string keys"
     if isinstance(value, (list, tuple)):
         return "array"
-    return type(value).__name__
+    return f"Python {type(value).__name__} (not a JSON value)"
 
 
 def _coerce(value: Any, types: list[str]) -> Any:
@@ -86,6 +91,10 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
                                   hint=_hint(where, schema))
     if isinstance(value, str):
         lo, hi = schema.get("minLength"), schema.get("maxLength")
+        pattern = schema.get("pattern")
+        if pattern is not None and not re.search(pattern, value):
+            raise InvalidArgument(f"{where} {_short(value)} has the wrong form",
+                                  hint=_hint(where, schema))
         if lo is not None and len(value) < lo:
             raise InvalidArgument(
                 f"{where} must not be empty" if lo == 1
@@ -96,6 +105,8 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
             raise InvalidArgument(f"{where} is too long ({len(value)} characters, at most {hi})")
     if isinstance(value, Mapping):
         value = _check_object(value, schema, where)
+    if "anyOf" in schema:
+        _check_any_of(value, schema, where)
     if isinstance(value, (list, tuple)) and "items" in schema:
         value = [_check(v, schema["items"], f"{where}[{i}]") for i, v in enumerate(value)]
     return value
@@ -138,6 +149,25 @@ def _check_object(
             continue
         out[key] = _check(v, props[key], prefix + key) if key in props else v
     return out
+
+
+def _check_any_of(value: Any, schema: Mapping[str, Any], where: str) -> None:
+    branches = schema["anyOf"]
+    first: InvalidArgument | None = None
+    for branch in branches:
+        try:
+            _check(value, branch, where)
+            return
+        except InvalidArgument as exc:
+            first = first or exc
+    needs = [b["required"][0] for b in branches
+             if set(b) == {"required"} and len(b["required"]) == 1]
+    if len(needs) == len(branches):  # "at least one of these fields"
+        raise InvalidArgument(
+            f"{where or 'the arguments'} needs at least one of {', '.join(needs)}",
+            hint=_hint(where, schema))
+    assert first is not None
+    raise first
 
 
 def _short(value: Any) -> str:
