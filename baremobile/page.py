@@ -408,6 +408,13 @@ class Page:
             commands: list[list[str]] = []
             if node is None or not node.focused:
                 commands.append(["input", "tap", str(x), str(y)])
+            if clear and (node is None or not node.editable) and self.device.api_level < 33:
+                # deleting backwards needs the field's length: focus it, then look at it
+                self.device.run_all(commands)
+                commands = []
+                node = next(
+                    (r for r in self.snapshot().refs.values() if r.focused and r.editable), None
+                )
             if clear:
                 commands.extend(self._clear_commands(node))
             commands.extend(plan)

@@ -46,3 +46,25 @@ def test_page_on_android_6(old_phone, adb_key):
             c[1] for c in old_phone.events.commands() if c[0] == "input"
         }
         assert page.screenshot().width == 1080
+
+
+def test_clear_through_a_label_selector_on_android_6(old_phone, adb_key, monkeypatch):
+    with connect(old_phone.address, keys=[adb_key]) as page:
+        page.launch("com.google.android.apps.messaging")
+        page.snapshot()
+        page.tap({"text": "Alex Kim"})
+        page.snapshot()
+        field = page.find({"role": "TextInput"})[0]
+        page.type(field.ref, "y" * 60)
+        page.snapshot()
+        ref = page.last_snapshot.refs[field.ref]
+        # as when a selector matches a plain label drawn over the field (no RefNode known)
+        real_target = page._target
+        monkeypatch.setattr(
+            page,
+            "_target",
+            lambda t: (ref.center, ref.bounds, None) if t == "label" else real_target(t),
+        )
+        page.type("label", "short", clear=True)  # type: ignore[arg-type]
+        page.snapshot()
+        assert page.find({"role": "TextInput"})[0].text == "short"
