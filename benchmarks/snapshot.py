@@ -9,7 +9,8 @@ Side by side, in one run, on every dump of ``../shared/corpus/dumps``:
 (a) ``stream``  — this package: ``StreamPruner`` (expat callbacks prune while parsing) + render,
     fed the whole buffer, and again in 4 KiB chunks as bytes arrive from a device;
 (b) ``dom``     — a naive full-DOM baseline: ``defusedxml.ElementTree.fromstring`` builds the
-    whole tree, then a walk over it drives the *same* rule callbacks, then the same render;
+    whole tree, then a walk over it drives the *same* rule callbacks, then the same finishing
+    step (screen, windows on top) and render;
 (c) ``js``      — the JS baremobile 0.10 figures recorded in ``BASELINE.tsv``;
 and, as a floor for context, ``expat``: pyexpat parsing the same bytes with no handlers at all.
 
@@ -39,10 +40,7 @@ from defusedxml import ElementTree as SafeET  # noqa: E402
 
 from baremobile.snapshot import Snapshot, StreamPruner  # noqa: E402
 from baremobile.snapshot.prune import PruneState  # noqa: E402
-from baremobile.snapshot.refs import RefMap  # noqa: E402
-from baremobile.snapshot.render import render_report  # noqa: E402
-from baremobile.snapshot.stream import _foreground_package, _screen_size  # noqa: E402
-from baremobile.snapshot.tree import Node  # noqa: E402
+from baremobile.snapshot.screen import build_snapshot  # noqa: E402
 from tests.snapshot_helpers import corpus_dir, recall  # noqa: E402
 
 
@@ -78,19 +76,7 @@ def dom_pipeline(data: bytes) -> Snapshot:
         start(child.tag, child.attrib)
         stack.append(iter(child))
         tags.append(child.tag)
-    tree = Node("", children=st.roots)
-    rendered = render_report(tree)
-    w, h = _screen_size(st.windows)
-    return Snapshot(
-        rendered.text,
-        RefMap(dict(sorted(st.refs.items()))),
-        tree,
-        width=w,
-        height=h,
-        rotation=st.rotation,
-        package=_foreground_package(st.windows),
-        truncation=rendered.truncation,
-    )
+    return build_snapshot(st, {})  # the same finishing step (screen, windows on top, render)
 
 
 def expat_floor(data: bytes) -> None:
@@ -170,8 +156,13 @@ def main() -> int:
             rc = recall(data, snap.text, centers)
             st["act"] += rc.actionable
             st["rec"] += rc.recalled
-        chunked_text = stream_chunked(data).text
-        if outs["stream"].text != outs["dom"].text or chunked_text != outs["stream"].text:
+        chunked = stream_chunked(data)
+        if (
+            outs["stream"].text != outs["dom"].text
+            or chunked.text != outs["stream"].text
+            or [chunked.refs[r].center for r in chunked.refs]
+            != [outs["stream"].refs[r].center for r in outs["stream"].refs]
+        ):
             mismatches.append(path.name)
         times: dict[str, list[float]] = {k: [] for k in pipes}
         gc.collect()

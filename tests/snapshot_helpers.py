@@ -148,7 +148,15 @@ def actionable_nodes(xml: bytes) -> list[Actionable]:
     """
     root = SafeET.fromstring(xml)
     hierarchies = [root] if root.tag == "hierarchy" else list(root.iter("hierarchy"))
-    tops = [n for h in hierarchies for n in h if n.tag == "node"]
+    tops = []  # the window roots: the first nodes below a hierarchy, through unknown elements
+    for h in hierarchies:
+        stack = list(h)
+        while stack:
+            el = stack.pop()
+            if el.tag == "node":
+                tops.append(el)
+            elif el.tag not in ("hierarchy", "window", "display", "displays"):
+                stack.extend(el)
     sx2 = sy2 = 0
     for t in tops:
         b = _bounds(t)

@@ -187,3 +187,32 @@ def test_close_twice_and_feed_after_close():
     pruner.close()
     with pytest.raises(Exception, match="close"):
         pruner.close()
+
+
+def test_find_does_not_match_a_hint_shown_as_text():
+    # Android reports an empty field's hint as its text; the line shows it empty (rule 10)
+    xml = dump(
+        node(
+            FL,
+            SCREEN,
+            node(
+                "android.widget.EditText",
+                (0, 0, 1080, 100),
+                text="Search",
+                clickable=True,
+                extra={"hint": "Search"},
+            ),
+            node(TV, (0, 200, 1080, 300), text="Search results"),
+        )
+    )
+    snap = from_xml(xml)
+    assert snap.text == '- Group\n  - TextInput [ref=1] (Search)\n  - Text "Search results"'
+    assert snap.find(text="Search") == []
+    assert [n.text for n in snap.find(text_contains="search")] == ["Search results"]
+    assert [n.ref for n in snap.find(desc="Search")] == [1]  # as the line shows it
+
+
+def test_refnode_display_and_covered_defaults(snap):
+    ref = snap.refs[1]
+    assert ref.display == 0 and ref.covered is False
+    assert snap.refs.node(1).display == 0 and snap.refs.node(1).tap is None

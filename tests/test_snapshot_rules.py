@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from baremobile.snapshot import from_xml, role_for_class
-from tests.snapshot_helpers import dump, node
+from baremobile.snapshot.prune import ECHO_LABEL_MAX
+from tests.snapshot_helpers import dump, node, recall
 
 TV = "android.widget.TextView"
 FL = "android.widget.FrameLayout"
@@ -340,3 +343,77 @@ def test_hidden_labels_travel_through_stateful_nodes_and_skip_blank_text():
 def test_a_hidden_label_beats_the_hint_of_an_unlabelled_field():
     xml = node(EDIT, (0, 0, 100, 10), node(FL, (0, 0, 0, 0), desc="Amount"), extra={"hint": "0.00"})
     assert snap_text(xml) == "- TextInput [ref=1] (Amount)"
+
+
+def test_echoes_are_only_looked_for_under_labels_of_bounded_length():
+    def card(desc: str) -> str:
+        return node(
+            VIEW,
+            (0, 0, 100, 100),
+            node(TV, (0, 0, 50, 50), text="96"),
+            node(TV, (50, 0, 100, 50), text="Posts"),
+            desc=desc,
+        )
+
+    assert snap_text(card("96 Posts")) == "- View (96 Posts)"
+    long_desc = "96 Posts " + "x" * ECHO_LABEL_MAX
+    assert snap_text(card(long_desc)) == f'- View ({long_desc})\n  - Text "96"\n  - Text "Posts"'
+
+
+def _best_of(n: int, fn) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def test_a_huge_label_over_many_children_is_not_quadratic():
+    """A 3 MB parent label over 20k leaf children took 42 s (substring test per child).
+
+    Compared with the same bytes where the 3 MB text sits on a sibling leaf instead.
+    """
+    big = "a" * 3_000_000
+    kids = "".join(node(TV, (0, 0, 10, 10), text=f"a{i}b") for i in range(20_000))
+    patho = dump(node(TV, (0, 0, 10, 10), kids, text=big))
+    plain = dump(node(FL, (0, 0, 10, 10), node(TV, (0, 0, 10, 10), text=big), kids))
+    assert abs(len(patho) - len(plain)) < 600
+    base = _best_of(2, lambda: from_xml(plain))
+    assert _best_of(2, lambda: from_xml(patho)) < 3 * base
+
+
+# --- unknown elements are transparent ---------------------------------------------------------
+
+
+def test_an_unknown_element_inside_a_node_is_transparent():
+    xml = (
+        b'<hierarchy><node class="android.widget.FrameLayout" bounds="[0,0][100,100]" '
+        b'clickable="true"><foo><node class="android.widget.TextView" bounds="[0,0][0,0]" '
+        b'text="Lbl"/></foo></node></hierarchy>'
+    )
+    snap = from_xml(xml)
+    assert snap.text == "- Group [ref=1] (Lbl)"
+    assert snap.text == from_xml(xml.replace(b"<foo>", b"").replace(b"</foo>", b"")).text
+    assert not recall(xml, snap.text, {1: snap.refs[1].center}).missed
+    assert len(snap.refs) == 1 and snap.size == (100, 100)
+
+
+def test_unknown_elements_anywhere_change_nothing():
+    def screen(meta: str = "", wrap: tuple[str, str] = ("", "")) -> bytes:
+        row = node(
+            LL,
+            (0, 0, 1080, 200),
+            node(TV, (0, 0, 500, 100), meta, text="Wi-Fi"),
+            wrap[0] + node(VIEW, (900, 0, 1080, 100), checkable=True, clickable=True) + wrap[1],
+            meta,
+            clickable=True,
+        )
+        app = node(FL, SCREEN, row, node(BTN, (0, 500, 100, 600), text="Go", clickable=True))
+        return dump(wrap[0] + app + wrap[1])
+
+    plain = from_xml(screen())
+    odd = from_xml(screen('<meta k="v"/>', ("<x:a xmlns:x='u'><b>", "</b></x:a>")))
+    assert odd.text == plain.text
+    assert (odd.size, odd.package) == (plain.size, plain.package) == ((1080, 2400), "com.example")
+    assert [odd.refs[r].center for r in odd.refs] == [plain.refs[r].center for r in plain.refs]

@@ -12,6 +12,7 @@ from baremobile.errors import (
     AutomationBusy,
     DeviceNotIdle,
     DumpFailed,
+    InvalidArgument,
     InvalidDump,
     NullRootNode,
 )
@@ -381,3 +382,132 @@ def test_random_trees_any_chunking_same_snapshot(data, cuts):
         rx1, ry1, rx2, ry2 = ref.raw_bounds
         assert rx1 <= cx < rx2 and ry1 <= cy < ry2
     assert render(parse(whole.text)) == whole.text
+
+
+# --- encodings --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "declared", ["x-foo", "shift_jis", "utf-32", "cp037", "ISO-8859-1", "UTF-16", "rot13"]
+)
+def test_a_declared_encoding_is_ignored_utf8_is_read(declared):
+    data = SAMPLE.replace(b"encoding='UTF-8'", f"encoding='{declared}'".encode())
+    assert from_xml(data).text == from_xml(SAMPLE).text
+    assert feed_in(data, [5, 20, 31]).text == from_xml(SAMPLE).text  # the declaration split
+    utf16 = data.decode().encode("utf-16")
+    assert from_xml(utf16).text == from_xml(SAMPLE).text
+
+
+def test_non_utf8_bytes_are_an_invalid_dump_that_names_the_declared_encoding():
+    data = '<?xml version="1.0" encoding="ISO-8859-1"?><hierarchy><node text="é"/></hierarchy>'
+    pruner = StreamPruner()
+    with pytest.raises(InvalidDump) as info:
+        pruner.feed(data.encode("latin-1"))
+        pruner.close()
+    err = info.value
+    assert "well-formed" in err.message and "'ISO-8859-1'" in err.message
+    # sticky: the same error, whatever comes next
+    with pytest.raises(InvalidDump) as again:
+        pruner.feed(b"<hierarchy/>")
+    assert again.value is err
+    with pytest.raises(InvalidDump) as again:
+        pruner.close()
+    assert again.value is err
+
+
+def test_utf16_bom_alone_or_with_whitespace_is_empty():
+    for data in (b"\xff\xfe", b"\xfe\xff", " \n\t".encode("utf-16"), "\r\n".encode("utf-16-be")):
+        if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            data = b"\xfe\xff" + data
+        assert "empty" in expect_invalid(data).message, data
+        pruner = StreamPruner()
+        for i in range(len(data)):
+            pruner.feed(data[i : i + 1])
+        with pytest.raises(InvalidDump, match="empty"):
+            pruner.close()
+    assert "stray bytes" in expect_invalid(b"\xff\xfe\x20").message  # half a code unit
+
+
+def test_utf16_leading_whitespace_split_anywhere():
+    data = ("\n  " + SAMPLE.decode().replace("UTF-8", "UTF-16")).encode("utf-16")
+    expected = from_xml(SAMPLE).text
+    for cut in range(12):
+        assert feed_in(data, [cut, cut + 3]).text == expected
+
+
+# --- feeding ----------------------------------------------------------------------------------
+
+
+def test_feed_takes_str_and_refuses_other_types_without_failing():
+    pruner = StreamPruner()
+    text = SAMPLE.decode()
+    pruner.feed(text[:100])
+    with pytest.raises(InvalidArgument):
+        pruner.feed(None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        pruner.feed(12)  # type: ignore[arg-type]
+    pruner.feed(memoryview(text[100:150].encode()))
+    pruner.feed(text[150:])
+    assert pruner.close().text == from_xml(SAMPLE).text
+
+
+def test_the_run_after_the_last_gt_is_checked_at_once():
+    t0 = time.perf_counter()
+    err = expect_invalid(b"<hierarchy>" + b"a" * 6_000_000)  # one chunk, no '>' after
+    assert "longer than" in err.message
+    pruner = StreamPruner(max_token_bytes=100)
+    pruner.feed(b"<hierarchy>" + b"a" * 100)
+    with pytest.raises(InvalidDump, match="longer than"):
+        pruner.feed(b"<hierarchy>" + b"a" * 101)  # refused by this feed, not a later one
+    assert time.perf_counter() - t0 < 2.0
+
+
+def _best_of(n: int, fn) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def _feed_chunks(data: bytes, size: int = 4096) -> object:
+    pruner = StreamPruner()
+    for i in range(0, len(data), size):
+        pruner.feed(data[i : i + size])
+    return pruner.close()
+
+
+def test_a_long_token_fed_in_small_chunks_costs_like_many_short_ones():
+    """expat 2.5 re-scans an unfinished token on every Parse: 4 KiB chunks of one 4 MB tag
+    used to cost O(n^2) (1.9 s). It must cost about what the same bytes in short tags do."""
+    size = 4_000_000
+    one = b'<hierarchy><node text="' + b"a" * size + b'" bounds="[0,0][9,9]"/></hierarchy>'
+    item = b'<node text="' + b"a" * 1000 + b'" bounds="[0,0][9,9]"/>'
+    many = b"<hierarchy>" + item * (size // len(item)) + b"</hierarchy>"
+    # '>' inside the value does not fool the rule (the token is still unfinished)
+    gts = one.replace(b"a" * 2000, b">" * 2000, 1000)
+    assert _feed_chunks(one).text == from_xml(one).text
+    assert _feed_chunks(gts).text == from_xml(gts).text
+    base = _best_of(3, lambda: _feed_chunks(many))
+    assert _best_of(3, lambda: _feed_chunks(one)) < 3 * base
+    assert _best_of(3, lambda: _feed_chunks(gts)) < 3 * base
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 64), st.lists(st.integers(0, 1 << 16), max_size=30))
+def test_long_tokens_any_chunking_same_snapshot(step, cuts):
+    data = dump(
+        node(
+            "android.widget.FrameLayout",
+            SCREEN,
+            node(TV, (0, 0, 1080, 100), text="x>" * 3000 + "é"),
+            node(BTN, (0, 100, 540, 200), text="y" * 5000, clickable=True),
+        )
+    )
+    whole = from_xml(data)
+    assert feed_in(data, [c % (len(data) + 1) for c in cuts]).text == whole.text
+    pruner = StreamPruner()
+    for i in range(0, len(data), step):
+        pruner.feed(data[i : i + step])
+    assert pruner.close().text == whole.text

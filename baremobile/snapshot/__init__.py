@@ -5,7 +5,8 @@ One pass, no DOM::
     bytes ─► StreamPruner.feed()  (expat, defused; stream.py)
                └─ start/end callbacks apply the rules as nodes open and close (prune.py,
                   roles.py) and hand out refs (refs.py)
-           ─► StreamPruner.close() ─► render (render.py) ─► Snapshot (result.py)
+           ─► StreamPruner.close() ─► displays, screen edges, windows on top of refs
+               (screen.py) ─► render (render.py) ─► Snapshot (result.py)
 
 ``parse`` (parse.py) reads the text grammar back; ``dump_error`` (dump_errors.py) turns what
 a failing ``uiautomator dump`` prints into a typed error. See ``docs/snapshot.md``.

@@ -7,7 +7,8 @@ them into expat; anything else that walks a dump in document order can drive the
 When a ``node`` **opens** (its children are still unknown):
 
 * its **visible rect** is its bounds clipped to its parent's visible rect (or, for children
-  that Android draws outside their parent, to the window); an empty rect means the node is
+  that Android draws outside their parent, to the window); a window's root is clipped to the
+  screen's origin (x, y >= 0) and to its ``<window>`` bounds; an empty rect means the node is
   zero-area or off screen, and the node itself is dropped (its children are still examined);
 * it gets the **next ref** (1-based, document order) when it is visible and clickable,
   long-clickable, checkable, scrollable or editable (an EditText-like class or a password
@@ -20,7 +21,8 @@ When a ``node`` **closes** (its children are final and already pruned):
 2. **dedup**: of sibling leaves without a ref, the second and later copies of the same
    (role, text, desc, states) are dropped (RecyclerView repeats, separators);
 3. **echoes**: a ref-less leaf child whose text/desc is already part of this node's label
-   goes; so does a stateful wrapper whose only child shows the same states;
+   (of at most :data:`ECHO_LABEL_MAX` characters) goes; so does a stateful wrapper whose
+   only child shows the same states;
 4. **nothing to say** (no ref, text, desc or state): with no children it is dropped; a
    Group/View with one child is replaced by it, and inside a ref by all of its children;
 5. a label-only node whose only child repeats its label is replaced by that child;
@@ -29,6 +31,13 @@ When a ``node`` **closes** (its children are final and already pruned):
    (``- Group [ref=4] "Wi-Fi"`` instead of two lines);
 7. an editable field showing its hint as text (``text == hint``) is printed empty with the
    hint as its desc, so the agent can tell an empty field from a filled one.
+
+Elements other than ``hierarchy``, ``displays``, ``display``, ``window`` and ``node`` are
+transparent: their ``node`` children belong to the enclosing node (or window) as if the
+element were not there.
+
+What needs the whole dump (the screen's far edges, which window covers which, the default
+display) is settled after parsing, in :mod:`~baremobile.snapshot.screen`.
 
 States: ``checked``, ``selected``, ``focused`` on any kept node; ``disabled``, ``password``
 and ``scrollable`` (unless the role says it) only on refs. ``docs/snapshot.md`` gives the
@@ -45,10 +54,16 @@ from baremobile.snapshot import roles
 from baremobile.snapshot.refs import parse_bounds
 from baremobile.snapshot.tree import Node
 
-__all__ = ["PruneState", "WindowInfo"]
+__all__ = ["ECHO_LABEL_MAX", "SCREEN", "PruneState", "WindowInfo"]
 
 _BIG = 1 << 31
-_NO_CLIP = (-_BIG, -_BIG, _BIG, _BIG)
+#: What is known of the screen while streaming: its origin. Window roots are clipped to it;
+#: the far edges (the union of the windows) are only known once the dump has been read.
+SCREEN = (0, 0, _BIG, _BIG)
+#: Echo removal (rule 7) tests each child label for being a substring of the parent's label.
+#: Above this many characters of parent label the test is skipped: it would cost
+#: O(children x label), and the longest label it applies to in the corpus has 282.
+ECHO_LABEL_MAX = 2048
 
 # Frame layout (a list per open element; index constants keep the hot path cheap).
 #   0 attrs of a node (None for other elements; <window> keeps its attrs in 8)
@@ -56,6 +71,9 @@ _NO_CLIP = (-_BIG, -_BIG, _BIG, _BIG)
 #   3 kept children (list or None)         4 clip rect for children  5 window rect
 #   6 ClassInfo for nodes, the tag name for other elements
 #   7 True when an ancestor carries a ref       8 a label hidden in a dropped descendant
+#     (for <display> and <displays>: the display id outside it)
+# An unknown element pushes its parent's frame again (the very same list), so it is
+# transparent: its children see their real parent and add to its kids.
 
 _STATES: dict[int, tuple[str, ...]] = {}
 
@@ -78,6 +96,15 @@ def _intersect(
     if x2 > x1 and y2 > y1:
         return (x1, y1, x2, y2)
     return None
+
+
+def _int(s: str | None, default: Any) -> Any:
+    if s is None:
+        return default
+    try:
+        return int(s)
+    except ValueError:
+        return default
 
 
 def _dedup(kids: list[Node]) -> list[Node]:
@@ -122,17 +149,67 @@ def _drop_echoes(
 
 
 class WindowInfo:
-    """A top-level window of the dump: where it is and whose it is."""
+    """A top-level window of the dump (one root ``node``): where it is and whose it is."""
 
-    __slots__ = ("package", "bounds", "kind", "title")
+    __slots__ = (
+        "package",
+        "bounds",
+        "kind",
+        "title",
+        "display",
+        "layer",
+        "index",
+        "windowed",
+        "rect",
+        "frame",
+        "unbounded",
+        "kids",
+        "kid_start",
+        "tops",
+        "ref_start",
+    )
 
     def __init__(
-        self, package: str, bounds: tuple[int, int, int, int], kind: str = "", title: str = ""
+        self,
+        package: str,
+        bounds: tuple[int, int, int, int],
+        kind: str = "",
+        title: str = "",
+        *,
+        display: int = 0,
+        layer: int | None = None,
+        index: int = 0,
+        windowed: bool = False,
     ) -> None:
+        #: the root node's ``package``
         self.package = package
+        #: the root node's ``bounds`` as dumped
         self.bounds = bounds
+        #: the ``<window type>`` (``--windows`` dumps), else ``""``
         self.kind = kind
         self.title = title
+        #: ``<display id>``, else the root's ``display-id`` attribute, else 0
+        self.display = display
+        #: the ``<window layer>`` (higher is on top), when dumped
+        self.layer = layer
+        #: document order among the dump's windows
+        self.index = index
+        #: True inside a ``<window>`` element (``--windows`` dumps)
+        self.windowed = windowed
+        #: the root's visible rect (bounds clipped to the screen origin and the ``<window>``)
+        self.rect: tuple[int, int, int, int] | None = None
+        #: the ``<window bounds>`` (clipped to the screen origin), in ``--windows`` dumps
+        self.frame: tuple[int, int, int, int] | None = None
+        #: True when nothing bounds this window's nodes but the screen origin (a zero-area root
+        #: outside any ``<window>``): the screen's far edges are applied after parsing
+        self.unbounded = False
+        #: the list this window's kept top-level nodes are appended to, and where they start
+        self.kids: list[Node] = []
+        self.kid_start = 0
+        #: the kept top-level nodes of this window (set after parsing)
+        self.tops: list[Node] = []
+        #: the first ref number handed out in this window (its refs run up to the next's)
+        self.ref_start = 1
 
     @property
     def area(self) -> int:
@@ -153,6 +230,8 @@ class PruneState:
         self.refs: dict[int, Node] = {}
         #: the dump's top-level windows (hierarchy roots), in document order
         self.windows: list[WindowInfo] = []
+        #: the ``- Window`` nodes of a ``--windows`` dump, in closing order
+        self.window_nodes: list[Node] = []
         #: ``rotation`` of the (first) hierarchy
         self.rotation = 0
         #: the document element's name once seen
@@ -174,8 +253,8 @@ class PruneState:
             None,
             0,
             self.roots,
-            _NO_CLIP,
-            _NO_CLIP,
+            SCREEN,
+            SCREEN,
             "#document",
             False,
             None,
@@ -185,9 +264,13 @@ class PruneState:
         bcache: dict[str | None, tuple[int, int, int, int]] = {}
         ccache = roles._CACHE
         class_info = roles.class_info
+        window_nodes = self.window_nodes
         nref = 0
+        display: int | None = None  # the id of the <display> being read
+        open_windows: list[dict[str, str]] = []  # attributes of the <window>s being read
 
         def other_start(name: str, a: dict[str, str]) -> None:
+            nonlocal display
             if len(stack) > limit:
                 raise InvalidDump(f"the dump nests deeper than {state.max_nesting} levels; refused")
             p = stack[-1]
@@ -206,21 +289,35 @@ class PruneState:
                         state.rotation = 0
                 stack.append([None, None, 0, None, p[4], p[5], name, False, None])
             elif name == "window":
-                b = parse_bounds(a.get("bounds"))
-                win = b if b[2] > b[0] and b[3] > b[1] else p[5]
+                win = _intersect(parse_bounds(a.get("bounds")), SCREEN) or p[5]
                 stack.append([None, win, 0, None, win, win, name, False, a])
-            else:  # displays, display, or an element we do not know: transparent
-                stack.append([None, None, 0, None, p[4], p[5], name, False, None])
+                open_windows.append(a)
+            elif name == "display" or name == "displays":
+                stack.append([None, None, 0, None, p[4], p[5], name, False, display])
+                if name == "display":
+                    display = _int(a.get("id"), 0)
+            else:  # an element we do not know: transparent (its parent's frame again)
+                stack.append(p)
 
         def other_end(name: str) -> None:
+            nonlocal display
             f = stack.pop()
-            kids = f[3]
             p = stack[-1]
-            if f[6] == "window" and kids:
-                a = f[8]
-                st = ("focused",) if a.get("focused") == "true" else ()
-                node = Node("Window", None, a.get("title", ""), "", st, kids, a, f[1])
-                kids = [node]
+            if f is p:
+                return  # an unknown element: transparent
+            kids = f[3]
+            tag = f[6]
+            if tag == "display":
+                display = f[8]
+            elif tag == "window":
+                open_windows.pop()
+                if kids:
+                    a = f[8]
+                    st = ("focused",) if a.get("focused") == "true" else ()
+                    node = Node("Window", None, a.get("title", ""), "", st, kids, a, f[1])
+                    node.display = display or 0
+                    window_nodes.append(node)
+                    kids = [node]
             if kids:
                 pk = p[3]
                 if pk is None:
@@ -264,11 +361,28 @@ class PruneState:
                         "not a uiautomator dump: the document element is <node>, "
                         "expected <hierarchy> or <displays>"
                     )
-                if p[6] == "hierarchy":
-                    up = stack[-2]
-                    kind = up[8].get("type", "") if up[6] == "window" else ""
-                    windows.append(WindowInfo(a.get("package", ""), b, kind))
+                wa = open_windows[-1] if open_windows else None
+                info = WindowInfo(
+                    a.get("package", ""),
+                    b,
+                    wa.get("type", "") if wa is not None else "",
+                    wa.get("title", "") if wa is not None else "",
+                    display=display if display is not None else _int(a.get("display-id"), 0),
+                    layer=_int(wa.get("layer"), None) if wa is not None else None,
+                    index=len(windows),
+                    windowed=wa is not None,
+                )
+                windows.append(info)
+                info.rect = vis
+                if wa is not None:
+                    info.frame = _intersect(parse_bounds(wa.get("bounds")), SCREEN)
                 win = vis if vis is not None else p[5]
+                info.unbounded = win is SCREEN
+                if p[3] is None:
+                    p[3] = []
+                info.kids = p[3]
+                info.kid_start = len(p[3])
+                info.ref_start = nref + 1
             else:
                 win = p[5]
             if vis is not None and a.get("visible-to-user") == "false":
@@ -354,7 +468,7 @@ class PruneState:
             if kids:
                 if len(kids) > 1:
                     kids = _dedup(kids)
-                if text or desc:
+                if (text or desc) and len(text) + len(desc) <= ECHO_LABEL_MAX:
                     kids = _drop_echoes(kids, text, desc, _states(mask))
             if (
                 mask

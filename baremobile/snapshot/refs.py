@@ -47,7 +47,8 @@ class RefNode:
     raw_bounds: tuple[int, int, int, int]
     """the ``bounds`` attribute as dumped"""
     center: tuple[int, int]
-    """a tap point inside :attr:`bounds`"""
+    """the tap point: inside :attr:`bounds`, and outside any window on top of this one when
+    such a point exists (else the middle of :attr:`bounds`, and :attr:`covered` is true)"""
     states: tuple[str, ...]
     clickable: bool
     long_clickable: bool
@@ -62,6 +63,11 @@ class RefNode:
     password: bool
     package: str
     hint: str
+    display: int = 0
+    """the display the node is on; taps (``input tap``) go to display 0"""
+    covered: bool = False
+    """a window on top (keyboard, dialog, system bar) covers all of :attr:`bounds`: a tap
+    would hit that window (the line shows ``[covered]``)"""
 
     @classmethod
     def from_node(cls, node: Node) -> RefNode:
@@ -70,6 +76,7 @@ class RefNode:
 
         a = node.attrs or {}
         vis = node.vis or (0, 0, 0, 0)
+        center = node.center or (0, 0)
         klass = a.get("class", "")
         password = a.get("password") == "true"
         return cls(
@@ -82,7 +89,7 @@ class RefNode:
             label=node.text or node.desc,
             bounds=vis,
             raw_bounds=parse_bounds(a.get("bounds")),
-            center=((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2),
+            center=center,
             states=node.states,
             clickable=a.get("clickable") == "true",
             long_clickable=a.get("long-clickable") == "true",
@@ -97,6 +104,8 @@ class RefNode:
             password=password,
             package=a.get("package", ""),
             hint=a.get("hint", ""),
+            display=node.display,
+            covered="covered" in node.states,
         )
 
 

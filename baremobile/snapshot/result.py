@@ -76,8 +76,10 @@ class Snapshot:
         """Kept nodes matching every given criterion, in line order.
 
         ``text``/``desc`` compare with what the line shows (a folded label included) and with
-        the node's own attribute; ``*_contains`` is a case-insensitive substring test;
-        ``resource_id`` matches the full id or the part after ``:id/``.
+        the node's own attribute, except a ``text`` attribute equal to the node's ``hint``
+        (an empty field showing its hint, printed empty: rule 10); ``*_contains`` is a
+        case-insensitive substring test; ``resource_id`` matches the full id or the part
+        after ``:id/``.
         """
         tc = text_contains.casefold() if text_contains is not None else None
         dc = desc_contains.casefold() if desc_contains is not None else None
@@ -88,7 +90,10 @@ class Snapshot:
             if role is not None and node.role != role:
                 continue
             a = node.attrs or {}
-            texts = (node.text, a.get("text", ""))
+            raw = a.get("text", "")
+            if raw and raw == a.get("hint"):
+                raw = ""  # the hint shown as text: the field is empty
+            texts = (node.text, raw)
             descs = (node.desc, a.get("content-desc", ""))
             if text is not None and text not in texts:
                 continue

@@ -12,9 +12,16 @@ object per element on top of our callbacks.
 * any ``<!DOCTYPE`` is refused (uiautomator never writes one, and every entity attack — billion
   laughs, quadratic blowup, external entities — needs one); entity declarations, unparsed
   entities and external references are refused too, and parameter-entity parsing is off;
-* size limits are checked on the raw bytes before expat sees them: ``max_bytes`` in all and
-  ``max_token_bytes`` between two ``>`` (one tag, one text run), so a 50 MB text node is
-  refused after a few MB, in milliseconds;
+* size limits are checked on the raw bytes as each chunk arrives, before expat sees them:
+  ``max_bytes`` in all and ``max_token_bytes`` between two ``>`` (one tag, one text run), so
+  a 50 MB text node is refused after a few MB, in milliseconds;
+* the encoding is forced: UTF-8, or UTF-16 when the dump starts with its BOM. uiautomator
+  writes nothing else, and an ``encoding`` in the XML declaration is ignored (expat would
+  otherwise look it up among Python's codecs and raise ``LookupError``/``ValueError``);
+* expat 2.5 re-scans an unfinished token from its start on every ``Parse`` call, so feeding
+  a long tag in small chunks costs O(token x chunks). ``feed`` therefore holds chunks back
+  while expat still holds an unfinished token at least as long as what is pending: each
+  byte is then scanned O(1) times in all, whatever the chunking;
 * ``max_nesting`` bounds the element depth; nothing here recurses, so deep input can never
   raise :class:`RecursionError`.
 
@@ -26,14 +33,13 @@ never a raw ``ExpatError``.
 from __future__ import annotations
 
 import pyexpat
+import re
 
-from baremobile.errors import DumpFailed, InvalidDump
+from baremobile.errors import DumpFailed, InvalidArgument, InvalidDump
 from baremobile.snapshot.dump_errors import dump_error
-from baremobile.snapshot.prune import PruneState, WindowInfo
-from baremobile.snapshot.refs import RefMap
-from baremobile.snapshot.render import render_report
+from baremobile.snapshot.prune import PruneState
 from baremobile.snapshot.result import Snapshot
-from baremobile.snapshot.tree import Node
+from baremobile.snapshot.screen import build_snapshot
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -53,8 +59,19 @@ DEFAULT_MAX_NESTING = 512
 _BOM8 = b"\xef\xbb\xbf"
 _BOM16 = (b"\xff\xfe", b"\xfe\xff")
 _WS = b" \t\r\n"
+_WS16 = frozenset(" \t\r\n")
 _ERROR_TEXT_CAP = 64 * 1024
-_SYSTEM_PACKAGES = frozenset({"com.android.systemui", "android"})
+_DECLARED = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["']""")
+_ERR = pyexpat.errors.codes
+_TRUNCATED = frozenset(
+    _ERR[e]
+    for e in (
+        pyexpat.errors.XML_ERROR_NO_ELEMENTS,
+        pyexpat.errors.XML_ERROR_UNCLOSED_TOKEN,
+        pyexpat.errors.XML_ERROR_PARTIAL_CHAR,
+        pyexpat.errors.XML_ERROR_UNCLOSED_CDATA_SECTION,
+    )
+)
 
 
 def _forbid_dtd(name: str, *_: object) -> None:
@@ -83,8 +100,10 @@ class StreamPruner:
     Keyword limits: ``max_chars``, ``max_depth``, ``max_nodes`` bound the rendered text (cut
     nodes are reported in :attr:`Snapshot.truncation`, refs are never renumbered);
     ``max_bytes``, ``max_token_bytes``, ``max_nesting`` bound what input is accepted at all.
-    A UTF-8 BOM, a missing XML declaration and leading whitespace are fine. A pruner that
-    raised stays failed: every later call raises the same error.
+    A UTF-8 BOM, a missing XML declaration and leading whitespace are fine. ``feed`` takes
+    bytes-like chunks, or ``str`` (encoded as UTF-8). A pruner that raised stays failed:
+    every later call raises the same error (an argument of the wrong type is refused with
+    :class:`InvalidArgument` before anything is read, and does not count).
     """
 
     def __init__(
@@ -96,12 +115,10 @@ class StreamPruner:
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_token_bytes: int = DEFAULT_MAX_TOKEN_BYTES,
         max_nesting: int = DEFAULT_MAX_NESTING,
-        _encoding: str | None = None,
     ) -> None:
         self._limits = {"max_chars": max_chars, "max_depth": max_depth, "max_nodes": max_nodes}
         self._max_bytes = max_bytes
         self._max_token = max_token_bytes
-        self._encoding = _encoding
         self._state = PruneState(max_nesting)
         self._parser: pyexpat.XMLParserType | None = None
         self._head = b""  # bytes seen before the first '<' (BOM, whitespace)
@@ -109,26 +126,40 @@ class StreamPruner:
         self._excerpt = b""  # the first bytes of the dump, for error messages
         self._total = 0
         self._run = 0  # bytes since the last '>'
+        self._pending: list[bytes] = []  # chunks held back from expat (see _push)
+        self._pending_len = 0
+        self._fed = 0  # bytes handed to expat
+        self._held = 0  # bytes of an unfinished token expat holds from the last Parse
         self._finished = False  # document element closed: ignore what follows
         self._failure: DumpFailed | None = None
         self._closed = False
 
     # -- feeding -------------------------------------------------------------------------
 
-    def feed(self, chunk: bytes) -> None:
-        """Parse and prune the next piece of the dump (any size, any boundary)."""
+    def feed(self, chunk: bytes | bytearray | memoryview | str) -> None:
+        """Parse and prune the next piece of the dump (any size, any boundary).
+
+        ``chunk`` is bytes-like, or a ``str`` (encoded as UTF-8, like :func:`from_xml`).
+        """
         if self._failure is not None:
             raise self._failure
         if self._closed:
             raise InvalidDump("feed() after close(): start a new StreamPruner")
+        if not isinstance(chunk, bytes):
+            if isinstance(chunk, str):
+                chunk = chunk.encode("utf-8", "surrogatepass")
+            elif isinstance(chunk, (bytearray, memoryview)):
+                chunk = bytes(chunk)
+            else:
+                raise InvalidArgument(
+                    f"feed() takes bytes (or str), not {type(chunk).__name__}"
+                ).with_traceback(None)
         if not chunk or self._finished:
             return
-        if not isinstance(chunk, bytes):
-            chunk = bytes(chunk)  # bytearray, memoryview
         try:
             self._check_sizes(chunk)
             if self._parser is not None:
-                self._parse(chunk, False)
+                self._push(chunk)
             elif self._error_text is not None:
                 self._error_text += chunk[: _ERROR_TEXT_CAP - len(self._error_text)]
             else:
@@ -136,6 +167,12 @@ class StreamPruner:
         except DumpFailed as exc:
             self._failure = exc
             raise exc.with_traceback(None) from None
+        except Exception as exc:
+            self._failure = InvalidDump(
+                f"the pruner broke on this dump ({type(exc).__name__}: {exc}); "
+                "start a new StreamPruner"
+            )
+            raise
 
     def _check_sizes(self, chunk: bytes) -> None:
         n = len(chunk)
@@ -163,6 +200,8 @@ class StreamPruner:
                 raise self._too_long()
             pos = nxt
         self._run = n - last - 1
+        if self._run > limit:  # the run after the last '>' is already too long
+            raise self._too_long()
 
     def _too_long(self) -> InvalidDump:
         return InvalidDump(
@@ -173,7 +212,7 @@ class StreamPruner:
     def _prelude(self, chunk: bytes) -> None:
         data = self._head + chunk
         if data.startswith(_BOM16):
-            self._start_parser(data)
+            self._prelude16(data)
             return
         if len(data) < 3 and any(bom.startswith(data) for bom in (_BOM8, *_BOM16)):
             self._head = data  # maybe the first bytes of a BOM
@@ -190,8 +229,22 @@ class StreamPruner:
         else:
             self._error_text = bytearray(body[:_ERROR_TEXT_CAP])
 
-    def _start_parser(self, data: bytes) -> None:
-        p = pyexpat.ParserCreate(self._encoding)
+    def _prelude16(self, data: bytes) -> None:
+        """UTF-16 with a BOM: skip leading whitespace; only a BOM and whitespace is empty."""
+        bom, rest = data[:2], data[2:]
+        even = len(rest) & ~1
+        text = rest[:even].decode("utf-16-le" if bom == b"\xff\xfe" else "utf-16-be", "replace")
+        skip = 0
+        while skip < len(text) and text[skip] in _WS16:
+            skip += 1
+        if skip == len(text):
+            self._head = bom + rest[even:]  # wait for more (an odd byte at most)
+            return
+        self._head = b""
+        self._start_parser(bom + rest[2 * skip :], "UTF-16")
+
+    def _start_parser(self, data: bytes, encoding: str = "UTF-8") -> None:
+        p = pyexpat.ParserCreate(encoding)
         p.StartElementHandler = self._state.start
         p.EndElementHandler = self._state.end
         p.StartDoctypeDeclHandler = _forbid_dtd
@@ -201,7 +254,33 @@ class StreamPruner:
         p.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
         self._parser = p
         self._excerpt = data[:300]
-        self._parse(data, False)
+        self._push(data)
+
+    def _push(self, chunk: bytes) -> None:
+        """Hand ``chunk`` to expat, or hold it back while expat holds a longer unfinished token.
+
+        Expat re-scans an unfinished token from its start on every ``Parse``. Calling
+        ``Parse`` only once the pending bytes are at least as many as expat holds makes the
+        held token at least double between re-scans, so the re-scanning costs O(bytes) in
+        all. Usually expat holds a few hundred bytes at most and every chunk goes straight
+        through. Expat's results do not depend on where its input is cut, so neither do ours.
+        """
+        self._pending.append(chunk)
+        self._pending_len += len(chunk)
+        if self._pending_len >= self._held:
+            self._flush(False)
+
+    def _flush(self, final: bool) -> None:
+        pending = self._pending
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        pending.clear()
+        self._pending_len = 0
+        self._parse(data, final)
+        if not final and not self._finished:
+            assert self._parser is not None
+            self._fed += len(data)
+            done = self._parser.CurrentByteIndex  # where the unfinished token starts
+            self._held = self._fed - done if done >= 0 else self._fed
 
     def _parse(self, data: bytes, final: bool) -> None:
         assert self._parser is not None
@@ -215,22 +294,28 @@ class StreamPruner:
             code = getattr(exc, "code", None)
             msg = pyexpat.ErrorString(code) if code is not None else str(exc)
             where = f"line {getattr(exc, 'lineno', '?')}, column {getattr(exc, 'offset', '?')}"
-            if final and code in (
-                pyexpat.errors.codes[pyexpat.errors.XML_ERROR_NO_ELEMENTS],
-                pyexpat.errors.codes[pyexpat.errors.XML_ERROR_UNCLOSED_TOKEN],
-                pyexpat.errors.codes[pyexpat.errors.XML_ERROR_PARTIAL_CHAR],
-                pyexpat.errors.codes[pyexpat.errors.XML_ERROR_UNCLOSED_CDATA_SECTION],
-            ):
+            if final and code in _TRUNCATED:
                 raise InvalidDump(
                     f"the dump is truncated: it ends before its last element closes ({msg})",
                     device_output=_excerpt(self._excerpt),
                 ) from None
             raise InvalidDump(
-                f"the dump is not well-formed XML: {msg} at {where}",
+                f"the dump is not well-formed XML: {msg} at {where}{self._encoding_note()}",
                 device_output=_excerpt(self._excerpt),
+            ) from None
+        except (LookupError, ValueError) as exc:  # codec trouble; cannot happen when forced
+            raise InvalidDump(
+                f"the dump cannot be decoded: {exc}", device_output=_excerpt(self._excerpt)
             ) from None
         if self._state.done:
             self._finished = True
+
+    def _encoding_note(self) -> str:
+        m = _DECLARED.match(self._excerpt)
+        if m is None or m.group(1).lower().replace(b"_", b"-") in (b"utf-8", b"utf8", b"utf-16"):
+            return ""
+        name = m.group(1).decode("ascii")
+        return f" (it declares encoding {name!r}; dumps are read as UTF-8, or UTF-16 with a BOM)"
 
     # -- closing -------------------------------------------------------------------------
 
@@ -246,6 +331,12 @@ class StreamPruner:
         except DumpFailed as exc:
             self._failure = exc
             raise exc.with_traceback(None) from None
+        except Exception as exc:
+            self._failure = InvalidDump(
+                f"the pruner broke on this dump ({type(exc).__name__}: {exc}); "
+                "start a new StreamPruner"
+            )
+            raise
 
     def _finish(self) -> Snapshot:
         if self._error_text is not None:
@@ -257,14 +348,14 @@ class StreamPruner:
                 f"not a uiautomator dump: it starts with {text[:80]!r}", device_output=text
             )
         if self._parser is None:
-            if self._head:  # a lone partial BOM
+            if self._head and self._head not in _BOM16:  # a partial BOM, an odd byte
                 raise InvalidDump(
                     "not a uiautomator dump: it is only a few stray bytes",
                     device_output=_excerpt(self._head),
                 )
             raise InvalidDump("the dump is empty", device_output="")
         if not self._finished:
-            self._parse(b"", True)
+            self._flush(True)
         if not self._state.done:
             raise InvalidDump(
                 "the dump is truncated: it ends before its last element closes",
@@ -273,66 +364,16 @@ class StreamPruner:
         return self._snapshot()
 
     def _snapshot(self) -> Snapshot:
-        st = self._state
-        tree = Node("", children=st.roots)
-        rendered = render_report(tree, **self._limits)
-        width, height = _screen_size(st.windows)
-        return Snapshot(
-            rendered.text,
-            RefMap(dict(sorted(st.refs.items()))),
-            tree,
-            width=width,
-            height=height,
-            rotation=st.rotation,
-            package=_foreground_package(st.windows),
-            truncation=rendered.truncation,
-        )
-
-
-def _screen_size(windows: list[WindowInfo]) -> tuple[int, int]:
-    w = h = 0
-    for win in windows:
-        b = win.bounds
-        if b[2] > b[0] and b[3] > b[1]:
-            w = max(w, b[2])
-            h = max(h, b[3])
-    return w, h
-
-
-def _is_secondary(win: WindowInfo) -> bool:
-    """System UI, keyboards and overlays: windows that are not the app in front."""
-    kind = win.kind
-    if kind and kind != "TYPE_APPLICATION":
-        return True
-    pkg = win.package
-    return pkg in _SYSTEM_PACKAGES or "inputmethod" in pkg or pkg.endswith(".ime")
-
-
-def _foreground_package(windows: list[WindowInfo]) -> str:
-    best: WindowInfo | None = None
-    for win in windows:
-        if not win.package:
-            continue
-        if best is None:
-            best = win
-            continue
-        # prefer app windows over system/IME ones, then the larger window, then the earlier
-        if (not _is_secondary(win), win.area) > (not _is_secondary(best), best.area):
-            best = win
-    return best.package if best is not None else ""
+        return build_snapshot(self._state, self._limits)
 
 
 def from_xml(xml: bytes | str, **limits: int | None) -> Snapshot:
     """Prune a whole dump already in memory (tests, notebooks, tools holding a dump).
 
-    ``xml`` is the dump's bytes, or its text (then any encoding in its XML declaration is
-    ignored). ``limits`` are :class:`StreamPruner`'s keyword arguments.
+    ``xml`` is the dump's bytes, or its text (encoded as UTF-8). Any encoding in the XML
+    declaration is ignored: dumps are read as UTF-8, or as UTF-16 when they start with its
+    BOM. ``limits`` are :class:`StreamPruner`'s keyword arguments.
     """
-    if isinstance(xml, str):
-        pruner = StreamPruner(**limits, _encoding="utf-8")  # type: ignore[arg-type]
-        data = xml.encode("utf-8", "surrogatepass")
-    else:
-        pruner = StreamPruner(**limits)  # type: ignore[arg-type]
-        data = bytes(xml)
-    pruner.feed(data)
+    pruner = StreamPruner(**limits)  # type: ignore[arg-type]
+    pruner.feed(xml)
     return pruner.close()

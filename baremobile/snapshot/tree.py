@@ -13,7 +13,8 @@ from typing import Any
 
 __all__ = ["Node", "STATE_ORDER"]
 
-#: The states a snapshot prints, in the order it prints them.
+#: The states a snapshot prints, in the order it prints them. ``Window`` lines of a display
+#: other than the default one also carry ``display=N`` (after these).
 STATE_ORDER: tuple[str, ...] = (
     "checked",
     "selected",
@@ -21,6 +22,7 @@ STATE_ORDER: tuple[str, ...] = (
     "disabled",
     "password",
     "scrollable",
+    "covered",
 )
 
 
@@ -32,7 +34,18 @@ class Node:
     The raw attributes of the dump stay available through :attr:`attrs`.
     """
 
-    __slots__ = ("role", "ref", "text", "desc", "states", "children", "attrs", "vis")
+    __slots__ = (
+        "role",
+        "ref",
+        "text",
+        "desc",
+        "states",
+        "children",
+        "attrs",
+        "vis",
+        "tap",
+        "display",
+    )
 
     def __init__(
         self,
@@ -53,8 +66,12 @@ class Node:
         self.children: list[Node] = children if children is not None else []
         #: the dump's attributes of this node (``None`` for nodes parsed from text)
         self.attrs = attrs
-        #: visible bounds (own bounds clipped to parent and window), or ``None``
+        #: visible bounds (own bounds clipped to parent, window and screen), or ``None``
         self.vis = vis
+        #: the tap point when it is not the middle of :attr:`vis` (a window on top covers that)
+        self.tap: tuple[int, int] | None = None
+        #: the display the node is on (``<display id>``, else its window's ``display-id``)
+        self.display = 0
 
     # -- dump attributes -----------------------------------------------------------------
 
@@ -84,7 +101,14 @@ class Node:
 
     @property
     def center(self) -> tuple[int, int] | None:
-        """A point inside the visible bounds (their center), or ``None`` when unknown."""
+        """The tap point: inside the visible bounds, not under a window on top when possible.
+
+        The middle of :attr:`bounds`, unless a higher window (keyboard, status bar, dialog)
+        covers that point and an uncovered part exists (see ``docs/snapshot.md``); ``None``
+        when the bounds are unknown.
+        """
+        if self.tap is not None:
+            return self.tap
         v = self.vis
         if v is None:
             return None
