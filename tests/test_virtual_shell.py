@@ -391,3 +391,22 @@ def test_differential_quoting_fuzz(words: list[str]) -> None:
         assert mine[2] == real[2] == 1 and mine[0] == real[0] == ""
     else:
         assert mine == real
+
+
+@pytest.mark.parametrize(
+    ("command", "stdout"),
+    [
+        ("x=1; echo ${ x=2; echo hi;}; echo $x", "hi\n2\n"),  # runs in the current shell
+        ("echo ${ }", "\n"),
+        ("echo ${ :}", "\n"),
+        ("echo ${ echo a}b}", "ab}\n"),  # the first unquoted } closes, even inside a word
+        ('echo "${ echo q;}"', "q\n"),
+        ('echo ${ echo "}";}', "}\n"),
+        ("echo ${ echo a\\}b;}", "a}b\n"),
+    ],
+)
+def test_mksh_function_substitution(command: str, stdout: str) -> None:
+    out, err, status = sh(make_phone(), command)
+    assert (out, err, status) == (stdout, "", 0)
+    if _MKSH:
+        assert _real(command) == (stdout, "", 0)

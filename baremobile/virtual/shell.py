@@ -123,8 +123,10 @@ class Param:
 
 @dataclass
 class CmdSub:
-    body: Node
+    body: Node | None
     quoted: bool
+    #: mksh's ``${ cmd;}``: run in the current shell (its assignments stay), not a subshell
+    same_shell: bool = False
 
 
 @dataclass
@@ -509,6 +511,8 @@ class Lexer:
             body = Parser(self).parse_subst_body()
             return [CmdSub(body, in_dq)]
         if c == "{":
+            if self._ch(1) in (" ", "\t", "\n"):  # mksh's function substitution ${ cmd;}
+                return [self._funsub(in_dq)]
             return [self._braced(in_dq)]
         if c == "'" and not in_dq:
             return [Lit(self._ansi_c(), True)]
@@ -527,6 +531,35 @@ class Lexer:
             self.i += 1
             return [Param(c, in_dq)]
         return [Lit("$", in_dq)]
+
+    def _funsub(self, in_dq: bool) -> CmdSub:
+        """``${ cmd;}``: the body ends at the first unquoted, unescaped ``}`` outside a
+        nested ``${…}`` (mksh closes it even inside a word: ``${ echo a}b`` → ``ab``)."""
+        self.i += 1  # the {
+        start = self.i
+        depth, quote = 0, ""
+        while self.i < len(self.src):
+            c = self.src[self.i]
+            if quote:
+                if c == "\\" and quote == '"':
+                    self.i += 1
+                elif c == quote:
+                    quote = ""
+            elif c in "'\"":
+                quote = c
+            elif c == "\\":
+                self.i += 1
+            elif c == "{" and self.src[self.i - 1] == "$":
+                depth += 1
+            elif c == "}" and depth:
+                depth -= 1
+            elif c == "}":
+                inner = self.src[start : self.i]
+                self.i += 1
+                body = Parser(Lexer(inner)).parse_program() if inner.strip() else None
+                return CmdSub(body, in_dq, same_shell=True)
+            self.i += 1
+        raise ShellSyntaxError("syntax error: unmatched '{'")
 
     def _try_arith(self, in_dq: bool) -> Arith | None:
         j = self.i + 2
@@ -2118,7 +2151,7 @@ class Shell:
             elif isinstance(p, Param):
                 segs.extend((yield from self._expand_param(p, io)))
             elif isinstance(p, CmdSub):
-                text = yield from self._command_subst(p.body, io)
+                text = yield from self._command_subst(p.body, io, same_shell=p.same_shell)
                 segs.append((text, "q" if p.quoted else "e"))
             else:
                 expr = yield from self.expand_string(p.expr, io)
@@ -2232,8 +2265,12 @@ class Shell:
             return [(t, "q") for t, _ in segs]
         return [(t, "e" if k == "l" else k) for t, k in segs]
 
-    def _command_subst(self, body: Node, io: IO) -> Generator[Chunk, None, str]:
-        sub = self.subshell()
+    def _command_subst(
+        self, body: Node | None, io: IO, *, same_shell: bool = False
+    ) -> Generator[Chunk, None, str]:
+        if body is None:
+            return ""
+        sub = self if same_shell else self.subshell()
         cio = io.copy()
         buf = BufferSink()
         cio.fds[1] = buf
