@@ -58,12 +58,12 @@ DUMP_PATH = "/data/local/tmp/baremobile_dump.xml"
 #: Longest command line sent in one round trip (older adbd cap OPEN at 4 KiB).
 MAX_COMMAND = 3500
 
-_SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
-_PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$")
-_CLASS = re.compile(r"^\.?[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$")
-_ACTION = re.compile(r"^[A-Za-z0-9_.]+$")
-_EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.:-]*$")  # never an option
-_LOG_TAG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[VDIWEFS])?$")  # never an option
+_SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+\Z")
+_PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+\Z")
+_CLASS = re.compile(r"^\.?[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*\Z")
+_ACTION = re.compile(r"^[A-Za-z0-9_.]+\Z")
+_EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.:-]*\Z")  # never an option
+_LOG_TAG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[VDIWEFS])?\Z")  # never an option
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _XML_START = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:\?xml|hierarchy|displays)")
 
@@ -396,11 +396,22 @@ class Device:
         return data
 
     # -- input ------------------------------------------------------------------------
-    def tap(self, x: int, y: int) -> None:
-        self.run(["input", "tap", str(x), str(y)])
+    @staticmethod
+    def _input(display: int) -> list[str]:
+        return ["input", "-d", str(display)] if display else ["input"]
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
-        self.run(["input", "swipe", str(x1), str(y1), str(x2), str(y2), str(duration_ms)])
+    def tap_argv(self, x: int, y: int, *, display: int = 0) -> list[str]:
+        """``input [-d DISPLAY] tap X Y``."""
+        return [*self._input(display), "tap", str(x), str(y)]
+
+    def tap(self, x: int, y: int, *, display: int = 0) -> None:
+        self.run(self.tap_argv(x, y, display=display))
+
+    def swipe(
+        self, x1: int, y1: int, x2: int, y2: int, duration_ms: int, *, display: int = 0
+    ) -> None:
+        coords = [str(v) for v in (x1, y1, x2, y2, duration_ms)]
+        self.run([*self._input(display), "swipe", *coords])
 
     def keyevent(self, *codes: int, longpress: bool = False) -> None:
         argv = ["input", "keyevent"] + (["--longpress"] if longpress else [])

@@ -32,6 +32,7 @@ __all__ = [
     "AutomationBusy",
     "InvalidDump",
     "RefNotFound",
+    "RefCovered",
     "InvalidArgument",
     "UnsupportedText",
     "Busy",
@@ -231,6 +232,16 @@ class RefNotFound(BaremobileError):
 
     code = "REF_NOT_FOUND"
     default_hint = "refs reset on every snapshot — take a new snapshot and use a ref from it"
+
+
+class RefCovered(RefNotFound):
+    """The ref's element lies under another window (keyboard, dialog): a tap would hit that."""
+
+    code = "REF_COVERED"
+    default_hint = (
+        "hide the keyboard (page.back() / press 'back') or close the dialog, "
+        "then take a new snapshot"
+    )
 
 
 class InvalidArgument(BaremobileError, ValueError):

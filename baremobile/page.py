@@ -28,6 +28,7 @@ from baremobile.errors import (
     CommandTimeout,
     InvalidArgument,
     PageClosed,
+    RefCovered,
     RefNotFound,
 )
 from baremobile.keycodes import KEYCODES, keycode
@@ -320,19 +321,29 @@ class Page:
             f"target must be a ref (int) or a selector, not {type(target).__name__}"
         )
 
+    def _touch_point(self, target: Target) -> tuple[int, int, int, RefNode | None]:
+        """(x, y, display, RefNode) to touch; refuses a point under another window."""
+        (x, y), _, node = self._target(target)
+        if node is not None and node.covered:
+            raise RefCovered(
+                f"ref {node.ref} ({node.label or node.role}) lies under another window "
+                "(the keyboard or a dialog): a tap there would land on that window"
+            )
+        return x, y, (node.display if node is not None else 0), node
+
     # -- acting -------------------------------------------------------------------------
     def tap(self, target: Target) -> None:
-        """Tap the element (its visible center)."""
+        """Tap the element (its tap point: visible, and not under another window)."""
         with self._using():
-            (x, y), _, _ = self._target(target)
-            self.device.tap(x, y)
+            x, y, display, _ = self._touch_point(target)
+            self.device.tap(x, y, display=display)
 
     def long_press(self, target: Target, ms: int = 1000) -> None:
         """Press and hold (a zero-distance swipe of ``ms`` milliseconds)."""
         ms = number("ms", ms, minimum=1, maximum=60_000)
         with self._using():
-            (x, y), _, _ = self._target(target)
-            self.device.swipe(x, y, x, y, ms)
+            x, y, display, _ = self._touch_point(target)
+            self.device.swipe(x, y, x, y, ms, display=display)
 
     def tap_xy(self, x: float, y: float) -> None:
         """Tap screen coordinates."""
@@ -407,7 +418,8 @@ class Page:
             (x, y), _, node = self._target(target)
             commands: list[list[str]] = []
             if node is None or not node.focused:
-                commands.append(["input", "tap", str(x), str(y)])
+                x, y, display, node = self._touch_point(target)
+                commands.append(self.device.tap_argv(x, y, display=display))
             if clear and (node is None or not node.editable) and self.device.api_level < 33:
                 # deleting backwards needs the field's length: focus it, then look at it
                 self.device.run_all(commands)

@@ -98,3 +98,13 @@ def test_logcat_tags_cannot_become_options(page, phone):
             page.logcat(tag=bad)
     assert phone.events.commands(since=since) == []
     page.logcat(tag="VirtualPhone:I")
+
+
+def test_a_final_newline_never_passes_a_safe_pattern():
+    from baremobile.device import quote, validate_action, validate_package
+
+    assert quote("0\n") == "'0\n'"
+    with pytest.raises(InvalidArgument):
+        validate_package("com.android.settings\n")
+    with pytest.raises(InvalidArgument):
+        validate_action("android.intent.action.VIEW\n")

@@ -171,6 +171,7 @@ def _only(phone, since, allowed):
 
 @FAST
 @given(s=anything)
+@example(s="com.android.settings\n")  # Python's $ matches before a final newline
 def test_launch_runs_only_monkey(page_and_phone, s):
     page, phone = page_and_phone
     since = phone.events.last_seq
@@ -209,6 +210,7 @@ def test_press_runs_only_one_keyevent(page_and_phone, s):
 
 @FAST
 @given(key=st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True), s=anything)
+@example(key="a", s="0\n")  # once passed unquoted: the newline ended the command
 def test_intent_extras_arrive_verbatim(page_and_phone, key, s):
     page, phone = page_and_phone
     since = phone.events.last_seq

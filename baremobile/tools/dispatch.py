@@ -60,6 +60,8 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
                                         "scenario files, devices outside the allow-list)"),
     "REF_NOT_FOUND": ("REF_NOT_FOUND", "a ref not in the latest snapshot, or nothing "
                                        "matches the selector"),
+    "REF_COVERED": ("REF_NOT_FOUND", "the element lies under the keyboard or a dialog: "
+                                     "hide or close it first"),
     # reaching a device
     "NO_DEVICES": ("DEVICE_UNAVAILABLE", "discovery (or the named spec) found no device"),
     "MULTIPLE_DEVICES_DEVICE_ID_REQUIRED": ("DEVICE_UNAVAILABLE",

@@ -44,7 +44,7 @@ __all__ = ["DeviceInfo", "devices", "open_transport", "EMULATOR_PORTS", "parse_h
 #: adbd ports of local emulators (console port + 1): 5555, 5557, … 5585.
 EMULATOR_PORTS = tuple(range(5555, 5586, 2))
 
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s/]+)):(?P<port>\d{1,5})$")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s/]+)):(?P<port>\d{1,5})\Z")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,74 @@
+"""Windows over windows: a ref under the keyboard is refused (a tap would hit the keys),
+and taps can target another display."""
+
+from __future__ import annotations
+
+import pytest
+
+from baremobile import connect
+from baremobile.errors import RefCovered
+from baremobile.virtual import VirtualPhone
+from tests.conftest import free_port
+
+
+def _node(cls, pkg, bounds, text="", desc="", clickable=False, children=""):
+    flag = "true" if clickable else "false"
+    attrs = (
+        f'index="0" text="{text}" resource-id="" class="{cls}" package="{pkg}" '
+        f'content-desc="{desc}" checkable="false" checked="false" clickable="{flag}" '
+        f'enabled="true" focusable="{flag}" focused="false" scrollable="false" '
+        f'long-clickable="false" password="false" selected="false" bounds="{bounds}"'
+    )
+    return f"<node {attrs}>{children}</node>" if children else f"<node {attrs} />"
+
+
+@pytest.fixture
+def keyboard_phone(tmp_path):
+    app = _node(
+        "android.widget.FrameLayout", "com.example.app", "[0,0][1080,2400]",
+        children=_node("android.widget.Button", "com.example.app", "[100,2000][980,2200]",
+                       text="Buy now", clickable=True)
+        + _node("android.widget.Button", "com.example.app", "[100,300][980,500]",
+                text="Details", clickable=True),
+    )
+    ime_pkg = "com.google.android.inputmethod.latin"
+    ime = _node("android.widget.FrameLayout", ime_pkg, "[0,1500][1080,2400]",
+                children=_node("android.view.View", ime_pkg, "[0,1500][1080,2400]",
+                               desc="keyboard", clickable=True))
+    (tmp_path / "screen.xml").write_text(
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+        f'<hierarchy rotation="0">{app}{ime}</hierarchy>'
+    )
+    (tmp_path / "s.yaml").write_text(
+        "scenario: 1\nstart: s\nsystem_ui:\n  status_bar: false\n  nav_bar: none\n"
+        "  keyboard: false\napps:\n  - package: com.example.app\n    activity: .Main\n"
+        "    screens:\n      s:\n        xml: screen.xml\n"
+    )
+    with VirtualPhone(tmp_path / "s.yaml", port=free_port()) as phone:
+        yield phone
+
+
+def test_a_ref_under_the_keyboard_is_refused_before_anything_is_sent(keyboard_phone, adb_key):
+    with connect(keyboard_phone.address, keys=[adb_key]) as page:
+        snap = page.snapshot()
+        (buy,) = page.find({"text": "Buy now"})
+        assert snap.refs[buy.ref].covered and "[covered]" in snap.text
+        since = keyboard_phone.events.last_seq
+        for act in (page.tap, page.long_press, lambda r: page.type(r, "x")):
+            with pytest.raises(RefCovered) as exc:
+                act(buy.ref)
+            assert "keyboard" in str(exc.value) and exc.value.code == "REF_COVERED"
+        assert keyboard_phone.events.commands(since=since) == []
+        page.tap({"text": "Details"})  # uncovered refs work as ever
+        assert keyboard_phone.events.list("tap")[-1]["y"] == 400
+
+
+def test_taps_can_target_another_display(phone, adb_key):
+    with connect(phone.address, keys=[adb_key]) as page:
+        since = phone.events.last_seq
+        page.device.tap(10, 20, display=2)
+        page.device.swipe(1, 2, 3, 4, 100, display=2)
+        assert phone.events.commands(since=since) == [
+            ["input", "-d", "2", "tap", "10", "20"],
+            ["input", "-d", "2", "swipe", "1", "2", "3", "4", "100"],
+        ]
