@@ -32,8 +32,10 @@ never a raw ``ExpatError``.
 
 from __future__ import annotations
 
+import contextlib
 import pyexpat
 import re
+from collections.abc import Iterator
 
 from baremobile.errors import DumpFailed, InvalidArgument, InvalidDump
 from baremobile.snapshot.dump_errors import dump_error
@@ -156,7 +158,7 @@ class StreamPruner:
                 ).with_traceback(None)
         if not chunk or self._finished:
             return
-        try:
+        with self._sticky_failure():
             self._check_sizes(chunk)
             if self._parser is not None:
                 self._push(chunk)
@@ -164,15 +166,6 @@ class StreamPruner:
                 self._error_text += chunk[: _ERROR_TEXT_CAP - len(self._error_text)]
             else:
                 self._prelude(chunk)
-        except DumpFailed as exc:
-            self._failure = exc
-            raise exc.with_traceback(None) from None
-        except Exception as exc:
-            self._failure = InvalidDump(
-                f"the pruner broke on this dump ({type(exc).__name__}: {exc}); "
-                "start a new StreamPruner"
-            )
-            raise
 
     def _check_sizes(self, chunk: bytes) -> None:
         n = len(chunk)
@@ -319,15 +312,11 @@ class StreamPruner:
 
     # -- closing -------------------------------------------------------------------------
 
-    def close(self) -> Snapshot:
-        """Finish parsing and return the snapshot (raises :class:`DumpFailed` subclasses)."""
-        if self._failure is not None:
-            raise self._failure
-        if self._closed:
-            raise InvalidDump("close() called twice: start a new StreamPruner")
-        self._closed = True
+    @contextlib.contextmanager
+    def _sticky_failure(self) -> Iterator[None]:
+        """A failure is remembered: every later feed()/close() raises the same error."""
         try:
-            return self._finish()
+            yield
         except DumpFailed as exc:
             self._failure = exc
             raise exc.with_traceback(None) from None
@@ -337,6 +326,17 @@ class StreamPruner:
                 "start a new StreamPruner"
             )
             raise
+
+    def close(self) -> Snapshot:
+        """Finish parsing and return the snapshot (raises :class:`DumpFailed` subclasses)."""
+        if self._failure is not None:
+            raise self._failure
+        if self._closed:
+            raise InvalidDump("close() called twice: start a new StreamPruner")
+        self._closed = True
+        with self._sticky_failure():
+            return self._finish()
+        raise AssertionError("unreachable")  # pragma: no cover - for type checkers
 
     def _finish(self) -> Snapshot:
         if self._error_text is not None:
