@@ -24,7 +24,6 @@ How we use adb-shell, and why:
 from __future__ import annotations
 
 import contextlib
-import errno
 import io
 import logging
 import select
@@ -199,13 +198,16 @@ class FastTcpTransport(TcpTransport):
         return data
 
     def bulk_write(self, data: bytes, transport_timeout_s: float | None) -> int:
-        self._note_open(data)
+        header = None  # adb-shell writes each header on its own, then its payload
+        if len(data) == _HEADER.size and not self._pending_header:
+            cmd, a0, _a1, length, _c, magic = _HEADER.unpack(data)
+            if magic == cmd ^ 0xFFFFFFFF:
+                header = (cmd, a0, length)
+        self._note_open(data, header)
         if self.coalesce:
-            if len(data) == _HEADER.size and not self._pending_header:
-                cmd, _a0, _a1, length, _c, magic = _HEADER.unpack(data)
-                if magic == cmd ^ 0xFFFFFFFF and length > 0:
-                    self._pending_header = bytes(data)  # wait for the payload
-                    return len(data)
+            if header is not None and header[2] > 0:
+                self._pending_header = bytes(data)  # wait for the payload
+                return len(data)
             wire = self._pending_header + bytes(data)
             self._pending_header = b""
         else:
@@ -213,16 +215,14 @@ class FastTcpTransport(TcpTransport):
         self._sendall(wire, transport_timeout_s)
         return len(data)
 
-    def _note_open(self, data: bytes) -> None:
+    def _note_open(self, data: bytes, header: tuple[int, int, int] | None) -> None:
         """Remember OPENs in flight, so a refusal (CLSE with local id 0) is recognised."""
         if self._open_id is not None:
             service = bytes(data).rstrip(b"\0").decode("utf-8", "replace")
             self.sniffer.opening[self._open_id] = service
             self._open_id = None
-        elif len(data) == _HEADER.size:
-            cmd, a0, _a1, _length, _c, magic = _HEADER.unpack(data)
-            if cmd == _A_OPEN and magic == cmd ^ 0xFFFFFFFF:
-                self._open_id = a0
+        elif header is not None and header[0] == _A_OPEN:
+            self._open_id = header[1]
 
     def _sendall(self, wire: bytes, timeout: float | None) -> None:
         conn = self._connection
@@ -268,8 +268,6 @@ def _map_error(exc: BaseException, what: str, timeout: float) -> BaremobileError
             raw = bytes(raw).decode("utf-8", "replace")
         msg = str(raw).removeprefix("Command failed: ")
         return CommandFailed(f"{what} failed on the device: {msg}", output=msg)
-    if isinstance(exc, (adb_exc.UsbReadFailedError, adb_exc.UsbWriteFailedError)):
-        return DeviceDisconnected(f"{what}: USB transfer failed ({exc})")
     if isinstance(exc, (ConnectionError, OSError, struct.error, ValueError)):
         return DeviceDisconnected(f"{what}: connection lost ({exc})")
     return DeviceDisconnected(f"{what}: unexpected transport failure ({exc!r})")
@@ -533,7 +531,3 @@ class DirectTransport(Transport):
         state = "connected" if self._device is not None else "idle"
         return f"<DirectTransport {self.kind} {self.serial} {state}>"
 
-
-def is_connection_refused(exc: BaseException) -> bool:
-    """True for 'nothing listens there' (used by discovery)."""
-    return isinstance(exc, OSError) and exc.errno in (errno.ECONNREFUSED, errno.ETIMEDOUT)
