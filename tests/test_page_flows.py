@@ -28,6 +28,14 @@ def ref_of(page: Page, **selector) -> int:
     return node.ref
 
 
+def open_conversation(page: Page) -> None:
+    """Messages, then the conversation with Alex Kim (its compose field on screen)."""
+    page.launch(MESSAGES)
+    page.snapshot()
+    page.tap({"text": "Alex Kim"})
+    page.snapshot()
+
+
 def test_open_settings_and_read_it(page, phone):
     page.launch(SETTINGS)
     snap = page.snapshot()
@@ -133,10 +141,7 @@ def test_send_a_text_message(page, phone):
 
 
 def test_insert_emoji_by_tapping(page):
-    page.launch(MESSAGES)
-    page.snapshot()
-    page.tap({"text": "Alex Kim"})
-    page.snapshot()
+    open_conversation(page)
     page.tap({"desc": "Emoji"})
     page.snapshot()
     page.tap({"desc": "grinning face"})
@@ -147,10 +152,7 @@ def test_insert_emoji_by_tapping(page):
 
 
 def test_attach_a_file_and_dismiss_the_dialog(page):
-    page.launch(MESSAGES)
-    page.snapshot()
-    page.tap({"text": "Alex Kim"})
-    page.snapshot()
+    open_conversation(page)
     page.tap({"desc": "Add attachment"})
     page.snapshot()
     page.tap({"text_contains": "Files"})
