@@ -164,9 +164,10 @@ def keycode(key: str | int) -> int:
     if not isinstance(key, str):
         raise InvalidArgument(f"key must be a name or a key code, not {type(key).__name__}")
     name = key.strip()
-    if len(name) == 1 and name.isdigit():  # "5" is the digit 5 (KEYCODE_5), not code 5 (CALL)
+    digits = name.isascii() and name.isdigit()  # not "²" or "٣", which isdigit() accepts
+    if digits and len(name) == 1:  # "5" is the digit 5 (KEYCODE_5), not code 5 (CALL)
         return KEYCODES[name]
-    if name.isdigit():
+    if digits:
         return keycode(int(name))
     norm = name.replace("-", "_").replace(" ", "_")
     alias = ALIASES.get(norm.lower())
