@@ -32,7 +32,6 @@ import secrets
 import socket
 import sys
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -311,9 +310,3 @@ def run(args: argparse.Namespace) -> int:
     finally:
         session.close()
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - via the CLI
-    from baremobile.cli import main as cli_main
-
-    return cli_main(["mcp", *(argv or [])])

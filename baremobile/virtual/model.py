@@ -480,7 +480,8 @@ class ShellProcess:
         if self._started:
             raise RuntimeError("ShellProcess.output() can only be iterated once")
         self._started = True
-        from baremobile.virtual.shell import Cancelled, run_command_line
+        from baremobile.virtual.shell.interpreter import run_command_line
+        from baremobile.virtual.shell.process import Cancelled
 
         gen = run_command_line(self.model, self.command, stdin=self.stdin,
                                cancel=self._cancel, pid=self.pid)

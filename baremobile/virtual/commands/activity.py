@@ -13,8 +13,9 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.virtual.commands import COMMANDS, binder_tail, command, java_exception
-from baremobile.virtual.shell import Proc, err, out
+from baremobile.virtual.commands.binder import binder_tail, java_exception
+from baremobile.virtual.commands.registry import COMMANDS, command
+from baremobile.virtual.shell.process import Proc, err, out
 
 Gen = Generator[tuple[int, bytes], None, int]
 
@@ -726,7 +727,7 @@ def cmd(p: Proc) -> Gen:
         return 0
     target = _CMD_SERVICES.get(service)
     if target is not None:
-        sub = Proc(p.shell, p.io, [target, *rest], p.env)
+        sub = p.with_argv([target, *rest])
         return (yield from COMMANDS[target](sub))
     if service in ("statusbar", "uimode", "power", "wifi", "connectivity", "notification",
                    "overlay", "media_session", "audio", "role", "jobscheduler"):

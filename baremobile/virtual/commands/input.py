@@ -22,8 +22,9 @@ import math
 import re
 from collections.abc import Generator
 
-from baremobile.virtual.commands import binder_tail, command, java_exception
-from baremobile.virtual.shell import Proc, err, out
+from baremobile.virtual.commands.binder import binder_tail, java_exception
+from baremobile.virtual.commands.registry import command
+from baremobile.virtual.shell.process import Proc, err, out
 
 Gen = Generator[tuple[int, bytes], None, int]
 

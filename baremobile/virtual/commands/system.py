@@ -8,9 +8,9 @@ import zlib
 from collections.abc import Generator
 from typing import Any
 
-from baremobile.virtual.commands import command
 from baremobile.virtual.commands.activity import packages, qualify, short_component
-from baremobile.virtual.shell import Proc, err, out
+from baremobile.virtual.commands.registry import command
+from baremobile.virtual.shell.process import Proc, err, out
 
 Gen = Generator[tuple[int, bytes], None, int]
 

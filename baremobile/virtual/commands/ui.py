@@ -15,8 +15,8 @@ import zlib
 from collections.abc import Generator
 from typing import Any
 
-from baremobile.virtual.commands import command
-from baremobile.virtual.shell import Proc, err, out
+from baremobile.virtual.commands.registry import command
+from baremobile.virtual.shell.process import Proc, err, out
 
 Gen = Generator[tuple[int, bytes], None, int]
 
@@ -137,7 +137,7 @@ def _dump(p: Proc, args: list[str]) -> Gen:
     if fault == "busy":
         h = format(zlib.crc32(shown.encode()) & 0xFFFFFFF, "x")
         trace = _BUSY_TRACE.replace("{a}", h[:7]).replace("{b}", h[::-1][:7])
-        model.log("E", "AndroidRuntime", trace.splitlines()[0], pid=p.shell.pid)
+        model.log("E", "AndroidRuntime", trace.splitlines()[0], pid=p.pid)
         model.events.append("dump", path=shown, ok=False, error=fault)
         yield err(trace + "Killed\n")
         return 137
@@ -154,7 +154,7 @@ def _dump(p: Proc, args: list[str]) -> Gen:
         if p.api_level >= 35:
             ok = False
             model.log("E", "AccessibilityNodeInfoDumper", "failed to dump window to file",
-                      pid=p.shell.pid)
+                      pid=p.pid)
         else:
             yield out(xml)
     elif path in ("/dev/stdout", "/proc/self/fd/1"):
@@ -165,7 +165,7 @@ def _dump(p: Proc, args: list[str]) -> Gen:
         except OSError:
             ok = False
             model.log("E", "AccessibilityNodeInfoDumper", "failed to dump window to file",
-                      pid=p.shell.pid)
+                      pid=p.pid)
     model.events.append("dump", path=shown, ok=ok)
     yield out(DUMP_LINE.format(shown) + "\n")
     return 0

@@ -1,0 +1,227 @@
+"""The package's imports point down the documented layers, and nothing imports in a circle.
+
+Every module under ``baremobile/`` is read with :mod:`ast` (nothing is imported). What counts
+as an import:
+
+* every ``import`` / ``from ... import`` statement **anywhere** in the module — at the top,
+  and inside functions too: a lazy import is still a dependency, it only runs later (and an
+  import circle closed by a lazy import is still a circle waiting for the wrong call order);
+* except those under ``if TYPE_CHECKING:``, which never run.
+
+``from a.b import c`` is a dependency on the module ``a.b.c`` when that is a module, else on
+``a.b``; ``import a.b.c`` on ``a.b.c``. Parent packages' ``__init__`` files are not counted
+(every import of a submodule runs them; counting that would make every package import its
+own facade). Failures name the offending import with its file and line, and a circle by
+its modules.
+
+:data:`LAYERS` is the order of ``docs/architecture.md`` ("Modules and the direction of
+imports", then the virtual phone's rooms): a module may import modules of its own layer
+or of any layer below, never above.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "baremobile"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+#: Top to bottom. A module belongs to the layer of the longest name that is it or one of its
+#: packages. A module may import its own layer or any layer below, never one above.
+LAYERS: list[list[str]] = [
+    ["baremobile.__main__"],
+    ["baremobile.cli"],
+    ["baremobile.tools"],
+    ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
+    ["baremobile.async_page"],
+    ["baremobile.page"],
+    ["baremobile.device"],
+    ["baremobile.keycodes"],
+    ["baremobile.snapshot"],
+    ["baremobile.transport"],
+    ["baremobile.errors"],
+    # -- the virtual phone: a peer that imports nothing of the product ---------------------
+    ["baremobile.virtual"],  # its facade: VirtualPhone
+    ["baremobile.virtual.phone"],
+    ["baremobile.virtual.adbd"],
+    ["baremobile.virtual.sync", "baremobile.virtual.auth", "baremobile.virtual.faults"],
+    ["baremobile.virtual.protocol"],
+    ["baremobile.virtual.model"],
+    ["baremobile.virtual.screens"],
+    ["baremobile.virtual.scenario", "baremobile.virtual.scenarios"],
+    ["baremobile.virtual.shell.interpreter"],
+    ["baremobile.virtual.shell.builtins"],
+    ["baremobile.virtual.shell.redirect"],
+    ["baremobile.virtual.shell.expand"],
+    ["baremobile.virtual.commands"],
+    ["baremobile.virtual.shell"],  # the language: syntax, lexer, parser, process interface
+    ["baremobile.virtual.fs", "baremobile.virtual.events", "baremobile.virtual.uixml",
+     "baremobile.virtual.png"],
+]
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def all_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement, skipping the bodies of ``if TYPE_CHECKING:``."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int]]:
+    """(imported baremobile module, line) for every import in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_pkg = path.name == "__init__.py"
+    found: list[tuple[str, int]] = []
+    for node in _import_nodes(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            targets = []
+            for alias in node.names:
+                sub = f"{mod}.{alias.name}"
+                targets.append(sub if sub in modules else mod)
+        for t in targets:
+            while t and t not in modules:  # "import a.b.c" of a non-module c: a.b
+                t = t.rpartition(".")[0]
+            if t.startswith("baremobile") and t != name:
+                found.append((t, node.lineno))
+    return found
+
+
+def import_graph() -> dict[str, list[tuple[str, int]]]:
+    modules = all_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def layer_of(name: str) -> int:
+    best, best_len = -1, -1
+    for i, layer in enumerate(LAYERS):
+        for prefix in layer:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = i, len(prefix)
+    return best
+
+
+def find_cycle(graph: dict[str, list[tuple[str, int]]]) -> list[str] | None:
+    """One import circle (its modules, the first repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(n: str) -> list[str] | None:
+        state[n] = 1
+        stack.append(n)
+        for m, _line in graph.get(n, []):
+            if state.get(m) == 1:
+                return stack[stack.index(m):] + [m]
+            if m not in state:
+                found = visit(m)
+                if found:
+                    return found
+        stack.pop()
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+
+def test_every_module_has_a_layer() -> None:
+    orphans = [m for m in all_modules() if layer_of(m) < 0]
+    assert not orphans, f"modules missing from LAYERS (and docs/architecture.md): {orphans}"
+
+
+def test_no_import_circles() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_imports_point_down_the_layers() -> None:
+    modules = all_modules()
+    upward = []
+    for name, deps in import_graph().items():
+        for dep, line in deps:
+            if layer_of(dep) < layer_of(name):
+                upward.append(f"{modules[name].relative_to(ROOT)}:{line} imports {dep} "
+                              f"(layer {layer_of(name)} imports layer {layer_of(dep)})")
+    assert not upward, "imports pointing up:\n" + "\n".join(upward)
+
+
+def test_the_virtual_phone_imports_nothing_of_the_product() -> None:
+    for name, deps in import_graph().items():
+        if name.startswith("baremobile.virtual"):
+            bad = [d for d, _ in deps if not d.startswith("baremobile.virtual")]
+            assert not bad, f"{name} imports {bad}"
+
+
+def test_the_checker_sees_lazy_imports_and_skips_type_checking(tmp_path: Path) -> None:
+    """The reader itself: function-level imports count, TYPE_CHECKING ones do not, relative
+    imports resolve, and a circle is found and named."""
+    src = (
+        "from typing import TYPE_CHECKING\n"
+        "from . import b\n"
+        "if TYPE_CHECKING:\n"
+        "    from pkg import c\n"
+        "def f():\n"
+        "    from pkg.d import thing\n"
+    )
+    path = tmp_path / "a.py"
+    path.write_text(src.replace("pkg", "baremobile.x"))
+    mods = {f"baremobile.x.{m}": path for m in "abcd"}
+    got = imports_of("baremobile.x.a", path, mods)
+    assert sorted(got) == [("baremobile.x.b", 2), ("baremobile.x.d", 6)]
+    graph = {"a": [("b", 1)], "b": [("c", 1)], "c": [("a", 1)], "d": []}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": [("b", 1)], "b": []}) is None
+
+
+def test_architecture_doc_lists_the_layers_in_order() -> None:
+    """Each layer's first module is named in docs/architecture.md, top to bottom."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    positions = []
+    for layer in LAYERS[1:]:
+        path = layer[0].replace(".", "/")
+        hits = [m.start() for m in re.finditer(re.escape(f"`{path}"), text)]
+        assert hits, f"docs/architecture.md does not name `{path}`"
+        positions.append((hits[0], path))
+    names = [p for _, p in positions]
+    assert [p for _, p in sorted(positions)] == names, "architecture.md order differs"
