@@ -52,7 +52,9 @@ LAYERS: list[list[str]] = [
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone
     v("phone"),
-    v("adbd"),
+    v("adbd"),  # listener, connections, handshake
+    v("services"),  # shell:, exec:, sync:
+    v("streams"),  # flow control, faults firing
     v("sync", "auth", "faults"),
     v("protocol"),
     v("model"),
@@ -80,8 +82,9 @@ LAYERS: list[list[str]] = [
     v("shell.expand"),
     v("commands"),
     v("commands.system"),
-    v("commands.activity", "commands.files", "commands.input", "commands.text", "commands.ui"),
-    v("commands.toybox"),
+    v("commands.activity", "commands.files", "commands.input", "commands.package",
+      "commands.text", "commands.ui"),
+    v("commands.toybox", "commands.intents"),
     v("commands.registry", "commands.binder"),
     v("shell"),  # the language's front: syntax, lexer, parser, process interface
     v("shell.arith", "shell.patterns", "shell.conditions"),

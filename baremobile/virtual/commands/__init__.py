@@ -9,7 +9,8 @@ live in :mod:`baremobile.virtual.shell.builtins` because they touch the shell's 
 
 Modules: :mod:`.toybox` (option parsing, identity and process basics), :mod:`.files`,
 :mod:`.text`, :mod:`.input` (``input`` and the key table),
-:mod:`.activity` (``am``, ``pm``, ``monkey``, ``cmd``), :mod:`.system` (``getprop``,
+:mod:`.activity` (``am``, ``monkey``, ``cmd``, ``svc``), :mod:`.package` (``pm``),
+:mod:`.intents` (packages and intents), :mod:`.system` (``getprop``,
 ``settings``, ``wm``, ``dumpsys``, ``logcat`` ...), :mod:`.ui` (``uiautomator``,
 ``screencap``).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 from baremobile.virtual.commands import activity as _activity  # noqa: F401 - registers
 from baremobile.virtual.commands import files as _files  # noqa: F401
 from baremobile.virtual.commands import input as _input  # noqa: F401
+from baremobile.virtual.commands import package as _package  # noqa: F401
 from baremobile.virtual.commands import system as _system  # noqa: F401
 from baremobile.virtual.commands import text as _text  # noqa: F401
 from baremobile.virtual.commands import toybox as _toybox  # noqa: F401

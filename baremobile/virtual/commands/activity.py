@@ -1,286 +1,28 @@
-"""``am``, ``pm``, ``monkey`` and ``cmd``: starting apps and listing packages.
+"""``am``, ``monkey``, ``cmd`` and ``svc``: starting apps, sending intents, reaching the
+binder services from the shell.
 
-Outputs follow ``ActivityManagerShellCommand``, ``Intent.toString()``, the ``monkey``
-wrapper script plus ``Monkey.java``, and ``PackageManagerShellCommand`` (AOSP).
+Outputs follow ``ActivityManagerShellCommand``, ``Intent.toString()``, and the ``monkey``
+wrapper script plus ``Monkey.java`` (AOSP). Intents and packages: :mod:`.intents`.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import re
-from collections.abc import Generator
-from dataclasses import dataclass, field
-from typing import Any
-
 from baremobile.virtual.commands.binder import binder_tail, java_exception
-from baremobile.virtual.commands.registry import COMMANDS, command
-from baremobile.virtual.shell.process import Proc, err, out
-
-Gen = Generator[tuple[int, bytes], None, int]
-
-ACTION_MAIN = "android.intent.action.MAIN"
-ACTION_VIEW = "android.intent.action.VIEW"
-CATEGORY_LAUNCHER = "android.intent.category.LAUNCHER"
-CATEGORY_HOME = "android.intent.category.HOME"
-FLAG_ACTIVITY_NEW_TASK = 0x10000000
-FLAG_RECEIVER_FROM_SHELL = 0x00400000
-
-#: packages every phone has besides the scenario's apps (no launcher activity)
-BASE_PACKAGES = (
-    "android",
-    "com.android.shell",
-    "com.android.systemui",
-    "com.android.providers.settings",
-    "com.android.inputmethod.latin",
-    "com.android.packageinstaller",
-    "com.android.webview",
+from baremobile.virtual.commands.intents import (
+    ACTION_MAIN,
+    CATEGORY_LAUNCHER,
+    FLAG_ACTIVITY_NEW_TASK,
+    FLAG_RECEIVER_FROM_SHELL,
+    IntentError,
+    StartOptions,
+    packages,
+    parse_intent,
+    qualify,
+    resolve,
+    short_component,
 )
-
-_ACTIVITY_FLAGS = {
-    "--activity-brought-to-front": 0x00400000,
-    "--activity-clear-top": 0x04000000,
-    "--activity-clear-when-task-reset": 0x00080000,
-    "--activity-exclude-from-recents": 0x00800000,
-    "--activity-launched-from-history": 0x00100000,
-    "--activity-multiple-task": 0x08000000,
-    "--activity-no-animation": 0x00010000,
-    "--activity-no-history": 0x40000000,
-    "--activity-no-user-action": 0x00040000,
-    "--activity-previous-is-top": 0x01000000,
-    "--activity-reorder-to-front": 0x00020000,
-    "--activity-reset-task-if-needed": 0x00200000,
-    "--activity-single-top": 0x20000000,
-    "--activity-clear-task": 0x00008000,
-    "--activity-task-on-home": 0x00004000,
-    "--activity-new-task": FLAG_ACTIVITY_NEW_TASK,
-    "--receiver-registered-only": 0x40000000,
-    "--receiver-replace-pending": 0x20000000,
-    "--receiver-foreground": 0x10000000,
-    "--grant-read-uri-permission": 0x1,
-    "--grant-write-uri-permission": 0x2,
-}
-
-_SETTINGS_ACTIONS = re.compile(r"android\.settings\.[A-Z_]+\Z")
-
-
-# -- apps ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Package:
-    name: str
-    system: bool
-    launcher: str | None
-    version_name: str = "1.0"
-    version_code: int = 1
-
-
-def packages(model: Any) -> list[Package]:
-    """Installed packages: the scenario's apps, then the base system packages."""
-    result = [Package(a.package, a.system, a.launcher_activity,
-                      getattr(a, "version_name", "1.0"), getattr(a, "version_code", 1))
-              for a in model.screens.apps()]
-    known = {p.name for p in result}
-    result += [Package(n, True, None) for n in BASE_PACKAGES if n not in known]
-    return result
-
-
-def find_package(model: Any, name: str) -> Package | None:
-    return next((p for p in packages(model) if p.name == name), None)
-
-
-def apk_path(pkg: Package) -> str:
-    """Where ``pm path`` says the APK is (stable per package)."""
-    if pkg.system:
-        leaf = pkg.name.rsplit(".", 1)[-1].capitalize()
-        if pkg.name == "android":
-            return "/system/framework/framework-res.apk"
-        return f"/system/priv-app/{leaf}/{leaf}.apk"
-    h = hashlib.sha256(pkg.name.encode()).digest()
-    a = base64.urlsafe_b64encode(h[:16]).decode().rstrip("=")[:22]
-    b = base64.urlsafe_b64encode(h[16:]).decode().rstrip("=")[:22]
-    return f"/data/app/~~{a}==/{pkg.name}-{b}==/base.apk"
-
-
-def qualify(package: str, cls: str) -> str:
-    """``.Settings`` -> ``com.android.settings.Settings``."""
-    if cls.startswith("."):
-        return package + cls
-    if "." not in cls:
-        return f"{package}.{cls}"
-    return cls
-
-
-def short_component(package: str, cls: str) -> str:
-    """``ComponentName.flattenToShortString``."""
-    if cls.startswith(package + ".") and len(cls) > len(package) + 1:
-        return f"{package}/{cls[len(package):]}"
-    return f"{package}/{cls}"
-
-
-# -- intents ---------------------------------------------------------------------------
-
-
-@dataclass
-class Intent:
-    action: str | None = None
-    categories: list[str] = field(default_factory=list)
-    data: str | None = None
-    mime: str | None = None
-    flags: int = 0
-    package: str | None = None
-    component: tuple[str, str] | None = None  # (package, fully qualified class)
-    extras: dict[str, str] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        b: list[str] = []
-        if self.action:
-            b.append(f"act={self.action}")
-        if self.categories:
-            b.append("cat=[" + ",".join(self.categories) + "]")
-        if self.data:
-            b.append(f"dat={safe_uri(self.data)}")
-        if self.mime:
-            b.append(f"typ={self.mime}")
-        if self.flags:
-            b.append(f"flg=0x{self.flags:x}")
-        if self.package:
-            b.append(f"pkg={self.package}")
-        if self.component:
-            b.append("cmp=" + short_component(*self.component))
-        if self.extras:
-            b.append("(has extras)")
-        return "Intent { " + " ".join(b) + " }"
-
-
-def safe_uri(uri: str) -> str:
-    """``Uri.toSafeString``: hide paths of web URIs and digits of tel:/mailto: ..."""
-    scheme, colon, ssp = uri.partition(":")
-    if not colon:
-        return uri
-    low = scheme.lower()
-    if low in ("tel", "sip", "sms", "smsto", "mailto", "nfc"):
-        return scheme + ":" + "".join(c if c in "-@." else "x" for c in ssp)
-    if low in ("http", "https", "ftp", "rtsp"):
-        m = re.match(r"//([^/?#:]*)(:\d+)?", ssp)
-        host = m.group(1) if m else ""
-        port = m.group(2) or "" if m else ""
-        return f"{scheme}://{host}{port}/..."
-    ssp = ssp.split("#", 1)[0]
-    return f"{scheme}:{ssp}"
-
-
-class _IntentError(Exception):
-    pass
-
-
-@dataclass
-class StartOptions:
-    wait: bool = False
-    stop: bool = False
-    repeat: int = 1
-    user: str = "current"
-
-
-def parse_intent(args: list[str], opts: StartOptions | None = None) -> Intent:
-    """``Intent.parseCommandArgs`` (the subset agents use)."""
-    it = Intent()
-    has_info = False
-    i = 0
-
-    def value() -> str:
-        nonlocal i
-        i += 1
-        if i >= len(args):
-            raise _IntentError(f"Argument expected after \"{args[i - 1]}\"")
-        return args[i]
-
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a == "-a":
-            it.action = value()
-            has_info = True
-        elif a == "-d":
-            it.data = value()
-            has_info = True
-        elif a == "-t":
-            it.mime = value()
-            has_info = True
-        elif a == "-c":
-            it.categories.append(value())
-            has_info = True
-        elif a == "-n":
-            comp = value()
-            pkg, _, cls = comp.partition("/")
-            if not cls:
-                raise _IntentError(f"Bad component name: {comp}")
-            it.component = (pkg, qualify(pkg, cls))
-            has_info = True
-        elif a == "-p":
-            it.package = value()
-            has_info = True
-        elif a == "-f":
-            raw = value()
-            it.flags |= int(raw, 0)
-            has_info = True
-        elif a in ("-e", "--es", "--ez", "--ei", "--el", "--ef", "--eu", "--ecn", "--eia",
-                   "--ela", "--efa", "--esa", "--esal", "--eial", "--elal", "--efal", "--ed",
-                   "--eda", "--edal"):
-            key = value()
-            it.extras[key] = value()
-            has_info = True
-        elif a in ("--esn",):
-            it.extras[value()] = ""
-            has_info = True
-        elif a in _ACTIVITY_FLAGS:
-            it.flags |= _ACTIVITY_FLAGS[a]
-            has_info = True
-        elif a in ("--include-stopped-packages", "--exclude-stopped-packages",
-                   "--debug-log-resolution"):
-            pass
-        elif opts is not None and a == "-W":
-            opts.wait = True
-        elif opts is not None and a == "-S":
-            opts.stop = True
-        elif opts is not None and a == "-R":
-            opts.repeat = max(1, int(value()))
-        elif opts is not None and a == "--user":
-            opts.user = value()
-        elif opts is not None and a in ("-D", "-N", "--track-allocation", "--task-overlay",
-                                        "--lock-task", "--splashscreen-show-icon"):
-            pass
-        elif opts is not None and a in ("-P", "--start-profiler", "--sampling", "--attach-agent",
-                                        "--display", "--windowingMode", "--activityType",
-                                        "--task", "--receiver-permission", "--streaming"):
-            value()
-        else:
-            raise _IntentError(f"Unknown option: {a}")
-        i += 1
-    rest = args[i:]
-    base: Intent | None = None
-    if rest:
-        arg = rest[0]
-        if ":" in arg:
-            base = Intent(action=ACTION_VIEW, data=arg)
-        elif "/" in arg:
-            pkg, _, cls = arg.partition("/")
-            base = Intent(ACTION_MAIN, [CATEGORY_LAUNCHER], component=(pkg, qualify(pkg, cls)))
-        else:
-            base = Intent(ACTION_MAIN, [CATEGORY_LAUNCHER], package=arg)
-    if base is not None:
-        if it.action is not None:
-            base.categories = []
-        it.action = it.action or base.action
-        it.data = it.data or base.data
-        it.categories = it.categories or base.categories
-        it.package = it.package or base.package
-        it.component = base.component or it.component
-        has_info = True
-    if not has_info:
-        raise _IntentError("No intent supplied")
-    return it
-
+from baremobile.virtual.commands.registry import COMMANDS, command
+from baremobile.virtual.shell.process import Gen, Proc, err, out
 
 # -- am ----------------------------------------------------------------------------------
 
@@ -300,35 +42,15 @@ def _am_exception(cmd: str, message: str) -> tuple[int, bytes]:
     return err(java_exception(cmd, f"java.lang.IllegalArgumentException: {message}", frames))
 
 
-def _resolve(model: Any, it: Intent) -> tuple[str, str | None] | str | None:
-    """What would handle ``it``: (package, activity), "home", "view:<pkg>", or None."""
-    installed = {p.name: p for p in packages(model)}
-    if it.component is not None:
-        pkg, cls = it.component
-        return (pkg, cls) if pkg in installed else ("", cls)
-    if CATEGORY_HOME in it.categories:
-        return "home"
-    if it.data is not None:
-        return "view"
-    if it.package is not None:
-        p = installed.get(it.package)
-        if p is None or (p.launcher is None and it.action in (ACTION_MAIN, None)):
-            return None
-        return (p.name, p.launcher)
-    if it.action and _SETTINGS_ACTIONS.match(it.action) and "com.android.settings" in installed:
-        return ("com.android.settings", installed["com.android.settings"].launcher)
-    return None
-
-
 def _am_start(p: Proc, args: list[str]) -> Gen:
     opts = StartOptions()
     try:
         it = parse_intent(args, opts)
-    except (_IntentError, ValueError) as exc:
+    except (IntentError, ValueError) as exc:
         yield _am_exception("start", str(exc))
         return 255
     model = p.model
-    target = _resolve(model, it)
+    target = resolve(model, it)
     if opts.stop and isinstance(target, tuple) and target[0]:
         yield out(f"Stopping: {target[0]}\n")
         model.force_stop(target[0])
@@ -412,7 +134,7 @@ def _am_force_stop(p: Proc, args: list[str]) -> Gen:
 def _am_broadcast(p: Proc, args: list[str]) -> Gen:
     try:
         it = parse_intent(args, StartOptions())
-    except (_IntentError, ValueError) as exc:
+    except (IntentError, ValueError) as exc:
         yield _am_exception("broadcast", str(exc))
         return 255
     it.flags |= FLAG_RECEIVER_FROM_SHELL
@@ -459,7 +181,7 @@ def am(p: Proc) -> Gen:
     if sub in ("start-service", "startservice", "start-foreground-service"):
         try:
             it = parse_intent(rest, StartOptions())
-        except (_IntentError, ValueError) as exc:
+        except (IntentError, ValueError) as exc:
             yield _am_exception(sub, str(exc))
             return 255
         yield out(f"Starting service: {it}\n")
@@ -478,139 +200,6 @@ def am(p: Proc) -> Gen:
         yield out(f"config: en-rUS-ldltr-w{w * 160 // 420}dp-h{h * 160 // 420}dp-port-"
                   "notnight-xxhdpi-finger-keysexposed-nokeys-navhidden-nonav-v35\n")
         return 0
-    yield err(f"Unknown command: {sub}\n")
-    return 255
-
-
-# -- pm ----------------------------------------------------------------------------------
-
-
-def _pm_list(p: Proc, args: list[str]) -> Gen:
-    if not args or args[0] != "packages":
-        what = args[0] if args else ""
-        if what in ("features", "libraries", "users", "permission-groups"):
-            if what == "users":
-                yield out("Users:\n\tUserInfo{0:Owner:c13} running\n")
-            return 0
-        yield err(f"Error: unknown list type '{what}'\n")
-        return 255
-    flags = set()
-    filt = None
-    it = iter(args[1:])
-    for a in it:
-        if a == "--user":
-            next(it, None)
-        elif a.startswith("-"):
-            flags.update(a[1:] if not a.startswith("--") else [a])
-        else:
-            filt = a
-    rows: list[str] = []
-    for pkg in packages(p.model):
-        if "3" in flags and pkg.system:
-            continue
-        if "s" in flags and not pkg.system:
-            continue
-        if "d" in flags:
-            continue
-        if filt is not None and filt not in pkg.name:
-            continue
-        line = "package:"
-        if "f" in flags:
-            line += apk_path(pkg) + "="
-        line += pkg.name
-        if "U" in flags:
-            line += f" uid:{10000 + sum(map(ord, pkg.name)) % 900 if not pkg.system else 1000}"
-        if "i" in flags:
-            line += "  installer=null" if pkg.system else "  installer=com.android.vending"
-        rows.append(line)
-    yield out("".join(r + "\n" for r in rows))
-    return 0
-
-
-def _pm_resolve(p: Proc, args: list[str]) -> Gen:
-    brief = "--brief" in args
-    try:
-        it = parse_intent([a for a in args if a not in ("--brief", "--components")],
-                          StartOptions())
-    except (_IntentError, ValueError) as exc:
-        yield err(f"Error: {exc}\n")
-        return 255
-    target = _resolve(p.model, it)
-    if not isinstance(target, tuple) or not target[0] or not target[1]:
-        yield out("No activity found\n")
-        return 0
-    comp = short_component(target[0], qualify(target[0], target[1]))
-    if brief or "--components" in args:
-        if brief:
-            yield out("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 "
-                      "isDefault=true\n")
-        yield out(comp + "\n")
-    else:
-        yield out(f"Activity Resolver Table:\n  {comp}\n")
-    return 0
-
-
-_PM_TAIL = binder_tail("com.android.server.pm.PackageManagerService$IPackageManagerImpl",
-                       "PackageManagerService.java", 6891,
-                       "android.content.pm.IPackageManager$Stub", 4341)
-
-
-@command("pm")
-def pm(p: Proc) -> Gen:
-    args = p.argv[1:]
-    if not args or args[0] in ("help", "-h"):
-        yield out("Package manager (package) commands:\n  help\n    Print this help text.\n"
-                  "  path [--user USER_ID] PACKAGE\n  list packages [-f] [-d] [-e] [-s] [-3] "
-                  "[-i] [-l] [-u] [-U] [--user USER_ID] [FILTER]\n  clear [--user USER_ID] "
-                  "PACKAGE\n  grant [--user USER_ID] PACKAGE PERMISSION\n  revoke [--user "
-                  "USER_ID] PACKAGE PERMISSION\n  resolve-activity [--brief] INTENT\n")
-        return 0
-    sub, rest = args[0], [a for a in args[1:]]
-    if "--user" in rest:
-        k = rest.index("--user")
-        del rest[k:k + 2]
-    if sub == "list":
-        return (yield from _pm_list(p, rest))
-    if sub == "path":
-        pkg = find_package(p.model, rest[0]) if rest else None
-        if pkg is None:
-            return 1
-        yield out(f"package:{apk_path(pkg)}\n")
-        return 0
-    if sub == "clear":
-        if rest and find_package(p.model, rest[0]) is not None:
-            p.model.force_stop(rest[0])
-            yield out("Success\n")
-            return 0
-        yield out("Failed\n")
-        return 255
-    if sub in ("grant", "revoke"):
-        if len(rest) < 2:
-            yield err(java_exception(sub, "java.lang.IllegalArgumentException: Argument "
-                                     f"expected after \"{args[-1]}\"", _PM_TAIL))
-            return 255
-        if find_package(p.model, rest[0]) is None:
-            yield err(java_exception(sub, "java.lang.IllegalArgumentException: Unknown "
-                                     f"package: {rest[0]}", _PM_TAIL))
-            return 255
-        perms = p.model.granted.setdefault(rest[0], set())
-        (perms.add if sub == "grant" else perms.discard)(rest[1])
-        return 0
-    if sub == "resolve-activity":
-        return (yield from _pm_resolve(p, rest))
-    if sub in ("install", "install-streaming"):
-        yield out("Success\n")
-        return 0
-    if sub in ("enable", "disable", "disable-user", "hide", "unhide", "trim-caches",
-               "set-install-location", "compile", "reset-permissions"):
-        if rest and sub in ("enable", "disable", "disable-user"):
-            state = "enabled" if sub == "enable" else "disabled-user" if sub.endswith(
-                "user") else "disabled"
-            yield out(f"Package {rest[-1]} new state: {state}\n")
-        return 0
-    if sub == "uninstall":
-        yield out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
-        return 1
     yield err(f"Unknown command: {sub}\n")
     return 255
 

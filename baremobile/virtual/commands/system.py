@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Generator
 from typing import Any
 
-from baremobile.virtual.commands.activity import packages, qualify, short_component
+from baremobile.virtual.commands.intents import packages, qualify, short_component
 from baremobile.virtual.commands.registry import command
 from baremobile.virtual.shell.process import Proc, err, out
 

@@ -1,0 +1,150 @@
+"""``pm``: listing and resolving packages, as ``PackageManagerShellCommand`` (AOSP) answers."""
+
+from __future__ import annotations
+
+from baremobile.virtual.commands.binder import binder_tail, java_exception
+from baremobile.virtual.commands.intents import (
+    IntentError,
+    StartOptions,
+    apk_path,
+    find_package,
+    packages,
+    parse_intent,
+    qualify,
+    resolve,
+    short_component,
+)
+from baremobile.virtual.commands.registry import command
+from baremobile.virtual.shell.process import Gen, Proc, err, out
+
+# -- pm ----------------------------------------------------------------------------------
+
+
+def _pm_list(p: Proc, args: list[str]) -> Gen:
+    if not args or args[0] != "packages":
+        what = args[0] if args else ""
+        if what in ("features", "libraries", "users", "permission-groups"):
+            if what == "users":
+                yield out("Users:\n\tUserInfo{0:Owner:c13} running\n")
+            return 0
+        yield err(f"Error: unknown list type '{what}'\n")
+        return 255
+    flags = set()
+    filt = None
+    it = iter(args[1:])
+    for a in it:
+        if a == "--user":
+            next(it, None)
+        elif a.startswith("-"):
+            flags.update(a[1:] if not a.startswith("--") else [a])
+        else:
+            filt = a
+    rows: list[str] = []
+    for pkg in packages(p.model):
+        if "3" in flags and pkg.system:
+            continue
+        if "s" in flags and not pkg.system:
+            continue
+        if "d" in flags:
+            continue
+        if filt is not None and filt not in pkg.name:
+            continue
+        line = "package:"
+        if "f" in flags:
+            line += apk_path(pkg) + "="
+        line += pkg.name
+        if "U" in flags:
+            line += f" uid:{10000 + sum(map(ord, pkg.name)) % 900 if not pkg.system else 1000}"
+        if "i" in flags:
+            line += "  installer=null" if pkg.system else "  installer=com.android.vending"
+        rows.append(line)
+    yield out("".join(r + "\n" for r in rows))
+    return 0
+
+
+def _pmresolve(p: Proc, args: list[str]) -> Gen:
+    brief = "--brief" in args
+    try:
+        it = parse_intent([a for a in args if a not in ("--brief", "--components")],
+                          StartOptions())
+    except (IntentError, ValueError) as exc:
+        yield err(f"Error: {exc}\n")
+        return 255
+    target = resolve(p.model, it)
+    if not isinstance(target, tuple) or not target[0] or not target[1]:
+        yield out("No activity found\n")
+        return 0
+    comp = short_component(target[0], qualify(target[0], target[1]))
+    if brief or "--components" in args:
+        if brief:
+            yield out("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 "
+                      "isDefault=true\n")
+        yield out(comp + "\n")
+    else:
+        yield out(f"Activity Resolver Table:\n  {comp}\n")
+    return 0
+
+
+_PM_TAIL = binder_tail("com.android.server.pm.PackageManagerService$IPackageManagerImpl",
+                       "PackageManagerService.java", 6891,
+                       "android.content.pm.IPackageManager$Stub", 4341)
+
+
+@command("pm")
+def pm(p: Proc) -> Gen:
+    args = p.argv[1:]
+    if not args or args[0] in ("help", "-h"):
+        yield out("Package manager (package) commands:\n  help\n    Print this help text.\n"
+                  "  path [--user USER_ID] PACKAGE\n  list packages [-f] [-d] [-e] [-s] [-3] "
+                  "[-i] [-l] [-u] [-U] [--user USER_ID] [FILTER]\n  clear [--user USER_ID] "
+                  "PACKAGE\n  grant [--user USER_ID] PACKAGE PERMISSION\n  revoke [--user "
+                  "USER_ID] PACKAGE PERMISSION\n  resolve-activity [--brief] INTENT\n")
+        return 0
+    sub, rest = args[0], [a for a in args[1:]]
+    if "--user" in rest:
+        k = rest.index("--user")
+        del rest[k:k + 2]
+    if sub == "list":
+        return (yield from _pm_list(p, rest))
+    if sub == "path":
+        pkg = find_package(p.model, rest[0]) if rest else None
+        if pkg is None:
+            return 1
+        yield out(f"package:{apk_path(pkg)}\n")
+        return 0
+    if sub == "clear":
+        if rest and find_package(p.model, rest[0]) is not None:
+            p.model.force_stop(rest[0])
+            yield out("Success\n")
+            return 0
+        yield out("Failed\n")
+        return 255
+    if sub in ("grant", "revoke"):
+        if len(rest) < 2:
+            yield err(java_exception(sub, "java.lang.IllegalArgumentException: Argument "
+                                     f"expected after \"{args[-1]}\"", _PM_TAIL))
+            return 255
+        if find_package(p.model, rest[0]) is None:
+            yield err(java_exception(sub, "java.lang.IllegalArgumentException: Unknown "
+                                     f"package: {rest[0]}", _PM_TAIL))
+            return 255
+        perms = p.model.granted.setdefault(rest[0], set())
+        (perms.add if sub == "grant" else perms.discard)(rest[1])
+        return 0
+    if sub == "resolve-activity":
+        return (yield from _pmresolve(p, rest))
+    if sub in ("install", "install-streaming"):
+        yield out("Success\n")
+        return 0
+    if sub in ("enable", "disable", "disable-user", "hide", "unhide", "trim-caches",
+               "set-install-location", "compile", "reset-permissions"):
+        if rest and sub in ("enable", "disable", "disable-user"):
+            state = "enabled" if sub == "enable" else "disabled-user" if sub.endswith(
+                "user") else "disabled"
+            yield out(f"Package {rest[-1]} new state: {state}\n")
+        return 0
+    if sub == "uninstall":
+        yield out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+        return 1
+    yield err(f"Unknown command: {sub}\n")
+    return 255
