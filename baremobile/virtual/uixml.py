@@ -32,6 +32,7 @@ __all__ = [
     "serialize",
     "escape_attr",
     "is_editable_class",
+    "element",
 ]
 
 #: The attributes ``uiautomator dump`` writes for every node, in its order.
@@ -192,6 +193,25 @@ class Node:
             dict(self.meta),
         )
         return n
+
+
+#: the flags :func:`element` writes, in uiautomator's order (``long_clickable`` is
+#: ``long-clickable``)
+_ELEMENT_FLAGS = ("checkable", "checked", "clickable", "enabled", "focusable", "focused",
+                  "scrollable", "long_clickable", "password", "selected")
+
+
+def element(cls: str, bounds: Bounds, pkg: str, rid: str = "", text: str = "", desc: str = "",
+            children: Iterable[Node] = (), hint: str | None = None, **flags: bool) -> Node:
+    """A node as a dump would hold it: the string attributes, every flag (``enabled``
+    unless told otherwise, the rest off unless given) and an optional ``hint``."""
+    attrs = {"text": text, "resource-id": rid, "class": cls, "package": pkg,
+             "content-desc": desc}
+    for f in _ELEMENT_FLAGS:
+        attrs[f.replace("_", "-")] = "true" if flags.get(f, f == "enabled") else "false"
+    if hint is not None:
+        attrs["hint"] = hint
+    return Node(attrs, bounds, list(children))
 
 
 # -- parsing -----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from baremobile.virtual.uixml import Node
+from baremobile.virtual.uixml import Node, element
 
 __all__ = [
     "W", "H", "SB", "NB", "BOTTOM", "IME_TOP", "LAUNCHER", "SETTINGS", "SEARCH", "MESSAGES",
@@ -51,19 +51,13 @@ def n(
     hint: str | None = None,
     **flags: bool,
 ) -> Node:
-    """One node; ``cls`` without a dot means ``android.widget.<cls>``."""
+    """One node; ``cls`` without a dot means ``android.widget.<cls>``, ``rid`` without a colon
+    ``<pkg>:id/<rid>``."""
     if "." not in cls:
         cls = f"android.widget.{cls}"
     if rid and ":" not in rid:
         rid = f"{pkg}:id/{rid}"
-    attrs = {"text": text, "resource-id": rid, "class": cls, "package": pkg,
-             "content-desc": desc}
-    for f in ("checkable", "checked", "clickable", "enabled", "focusable", "focused",
-              "scrollable", "long_clickable", "password", "selected"):
-        attrs[f.replace("_", "-")] = "true" if flags.get(f, f == "enabled") else "false"
-    if hint is not None:
-        attrs["hint"] = hint
-    return Node(attrs, b, list(children))
+    return element(cls, b, pkg, rid, text, desc, children, hint, **flags)
 
 
 def window(pkg: str, content: Iterable[Node], b: Bounds = (0, 0, W, H)) -> Node:

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from baremobile.virtual.scenario import AppDef, ScreenDef
 from baremobile.virtual.uixml import Node
+from baremobile.virtual.uixml import element as node
 
 from .clock import PhoneClock
-from .display import Bounds, Display
+from .display import Display
 from .state import IME_PACKAGE, SYSTEMUI, ScreenInstance, ScreenState
 
 __all__ = [
@@ -23,29 +24,6 @@ __all__ = [
 ]
 
 DEFAULT_LAUNCHER = "com.android.launcher3"
-
-
-def _mk(
-    cls: str,
-    bounds: Bounds,
-    pkg: str,
-    rid: str = "",
-    text: str = "",
-    desc: str = "",
-    children: Iterable[Node] = (),
-    **flags: bool,
-) -> Node:
-    attrs = {
-        "text": text,
-        "resource-id": rid,
-        "class": cls,
-        "package": pkg,
-        "content-desc": desc,
-    }
-    for f in ("checkable", "checked", "clickable", "enabled", "focusable", "focused",
-              "scrollable", "long_clickable", "password", "selected"):
-        attrs[f.replace("_", "-")] = "true" if flags.get(f, f == "enabled") else "false"
-    return Node(attrs, bounds, list(children))
 
 
 def status_bar(display: Display, clock: PhoneClock) -> Node:
@@ -58,34 +36,34 @@ def status_bar(display: Display, clock: PhoneClock) -> Node:
 
     clock_text = clock.clock_str()
     icons_x = w - r(196)
-    return _mk("android.widget.FrameLayout", (0, 0, w, h), p, children=[
-        _mk("android.widget.FrameLayout", (0, 0, w, h), p,
+    return node("android.widget.FrameLayout", (0, 0, w, h), p, children=[
+        node("android.widget.FrameLayout", (0, 0, w, h), p,
             f"{p}:id/status_bar_launch_animation_container"),
-        _mk("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/status_bar_container",
+        node("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/status_bar_container",
             children=[
-            _mk("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/status_bar",
+            node("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/status_bar",
                 children=[
-                _mk("android.widget.LinearLayout", (r(47), 0, w - r(53), h), p,
+                node("android.widget.LinearLayout", (r(47), 0, w - r(53), h), p,
                     f"{p}:id/status_bar_contents", children=[
-                    _mk("android.widget.FrameLayout", (r(47), 1, r(459), h), p,
+                    node("android.widget.FrameLayout", (r(47), 1, r(459), h), p,
                         f"{p}:id/status_bar_start_side_container", children=[
-                        _mk("android.widget.TextView", (r(47), r(47), r(172), r(90)), p,
+                        node("android.widget.TextView", (r(47), r(47), r(172), r(90)), p,
                             f"{p}:id/clock", clock_text, clock.time_str()),
                     ]),
-                    _mk("android.view.View", (r(459), 1, r(604), h), p,
+                    node("android.view.View", (r(459), 1, r(604), h), p,
                         f"{p}:id/cutout_space_view"),
-                    _mk("android.widget.FrameLayout", (r(604), 1, w - r(64), h), p,
+                    node("android.widget.FrameLayout", (r(604), 1, w - r(64), h), p,
                         f"{p}:id/status_bar_end_side_container", children=[
-                        _mk("android.widget.LinearLayout", (icons_x, r(39), w - r(64),
+                        node("android.widget.LinearLayout", (icons_x, r(39), w - r(64),
                                                             r(97)), p,
                             f"{p}:id/system_icons", children=[
-                            _mk("android.widget.FrameLayout",
+                            node("android.widget.FrameLayout",
                                 (icons_x, r(39), icons_x + r(46), r(97)), p,
                                 f"{p}:id/wifi_combo", desc="Wifi signal full."),
-                            _mk("android.widget.FrameLayout",
+                            node("android.widget.FrameLayout",
                                 (icons_x + r(46), r(39), icons_x + r(85), r(97)), p,
                                 f"{p}:id/mobile_combo", desc="Phone signal full."),
-                            _mk("android.widget.LinearLayout",
+                            node("android.widget.LinearLayout",
                                 (icons_x + r(101), r(51), icons_x + r(121), r(85)), p,
                                 f"{p}:id/battery", desc="Battery 100 percent."),
                         ]),
@@ -101,30 +79,30 @@ def nav_bar(display: Display) -> Node:
     w, h, p = display.width, display.height, SYSTEMUI
     top = display.content_bottom
     bw = round(w * 0.22)
-    return _mk("android.widget.FrameLayout", (0, top, w, h), p,
+    return node("android.widget.FrameLayout", (0, top, w, h), p,
                f"{p}:id/navigation_bar_frame", children=[
-        _mk("android.widget.FrameLayout", (0, top, w, h), p, children=[
-            _mk("android.widget.FrameLayout", (0, top, w, h), p,
+        node("android.widget.FrameLayout", (0, top, w, h), p, children=[
+            node("android.widget.FrameLayout", (0, top, w, h), p,
                 f"{p}:id/navigation_inflater", children=[
-                _mk("android.widget.FrameLayout", (0, top, w, h), p, f"{p}:id/horizontal",
+                node("android.widget.FrameLayout", (0, top, w, h), p, f"{p}:id/horizontal",
                     children=[
-                    _mk("android.widget.FrameLayout", (0, top, w, h), p,
+                    node("android.widget.FrameLayout", (0, top, w, h), p,
                         f"{p}:id/nav_buttons", children=[
-                        _mk("android.widget.LinearLayout", (0, top, w, h), p,
+                        node("android.widget.LinearLayout", (0, top, w, h), p,
                             f"{p}:id/ends_group", children=[
-                            _mk("android.widget.ImageView",
+                            node("android.widget.ImageView",
                                 (round(w * 0.11), top, round(w * 0.11) + bw, h), p,
                                 f"{p}:id/back", desc="Back", clickable=True,
                                 focusable=True, long_clickable=True),
-                            _mk("android.widget.ImageView",
+                            node("android.widget.ImageView",
                                 (w - round(w * 0.11) - bw, top, w - round(w * 0.11), h), p,
                                 f"{p}:id/recent_apps", desc="Overview", clickable=True,
                                 focusable=True, long_clickable=True),
                         ]),
-                        _mk("android.widget.LinearLayout",
+                        node("android.widget.LinearLayout",
                             ((w - bw) // 2, top, (w + bw) // 2, h), p,
                             f"{p}:id/center_group", children=[
-                            _mk("android.widget.ImageView",
+                            node("android.widget.ImageView",
                                 ((w - bw) // 2, top, (w + bw) // 2, h), p, f"{p}:id/home",
                                 desc="Home", clickable=True, focusable=True,
                                 long_clickable=True),
@@ -143,25 +121,25 @@ def ime_window(display: Display) -> Node:
     obf = f"{p}:id/0_resource_name_obfuscated"
     strip = top + round(display.ime_height * 0.17)
     key = round(w * 0.117)
-    return _mk("android.widget.FrameLayout", (0, top, w, bottom), p, children=[
-        _mk("android.widget.LinearLayout", (0, top, w, bottom), p, children=[
-            _mk("android.widget.FrameLayout", (0, top, w, bottom), p, "android:id/inputArea",
+    return node("android.widget.FrameLayout", (0, top, w, bottom), p, children=[
+        node("android.widget.LinearLayout", (0, top, w, bottom), p, children=[
+            node("android.widget.FrameLayout", (0, top, w, bottom), p, "android:id/inputArea",
                 children=[
-                _mk("android.widget.FrameLayout", (0, top, w, bottom), p,
+                node("android.widget.FrameLayout", (0, top, w, bottom), p,
                     f"{p}:id/keyboard_holder", children=[
-                    _mk("android.widget.FrameLayout", (0, top, w, strip), p,
+                    node("android.widget.FrameLayout", (0, top, w, strip), p,
                         f"{p}:id/keyboard_header_view_holder", children=[
-                        _mk("android.widget.FrameLayout", (6, top, 6 + key, strip), p,
+                        node("android.widget.FrameLayout", (6, top, 6 + key, strip), p,
                             f"{p}:id/key_pos_header_access_points_menu",
                             desc="Open features menu", clickable=True, focusable=True),
-                        _mk("android.widget.LinearLayout", (6 + key, top, w - 6 - key,
+                        node("android.widget.LinearLayout", (6 + key, top, w - 6 - key,
                                                             strip), p,
                             f"{p}:id/softkey_holder_fixed_candidates"),
-                        _mk("android.widget.FrameLayout", (w - 6 - key, top, w - 6, strip),
+                        node("android.widget.FrameLayout", (w - 6 - key, top, w - 6, strip),
                             p, f"{p}:id/key_pos_header_voice", desc="Use voice typing",
                             clickable=True, focusable=True),
                     ]),
-                    _mk("android.view.View", (0, strip, w, bottom), p, obf),
+                    node("android.view.View", (0, strip, w, bottom), p, obf),
                 ]),
             ]),
         ]),
@@ -171,13 +149,13 @@ def ime_window(display: Display) -> Node:
 def aod_window(display: Display, clock: PhoneClock) -> Node:
     """The always-on display while the screen is off: the clock and the date."""
     w, h, p = display.width, display.height, SYSTEMUI
-    return _mk("android.widget.FrameLayout", (0, 0, w, h), p, children=[
-        _mk("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/notification_panel",
+    return node("android.widget.FrameLayout", (0, 0, w, h), p, children=[
+        node("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/notification_panel",
             children=[
-            _mk("android.widget.TextView", (w // 4, round(h * 0.28), w * 3 // 4,
+            node("android.widget.TextView", (w // 4, round(h * 0.28), w * 3 // 4,
                                             round(h * 0.36)), p,
                 f"{p}:id/lockscreen_clock_view", clock.clock_str(), clock.time_str()),
-            _mk("android.widget.TextView", (w // 4, round(h * 0.36), w * 3 // 4,
+            node("android.widget.TextView", (w // 4, round(h * 0.36), w * 3 // 4,
                                             round(h * 0.39)), p,
                 f"{p}:id/date_view", clock.date_str()),
         ]),
@@ -199,14 +177,14 @@ def recents_screen(display: Display, state: ScreenState) -> ScreenInstance:
         label = state.apps[t.package].label if t.package in state.apps else t.package
         x1 = x0 - i * (card_w + gap)
         cx = x1 + card_w // 2
-        card = _mk("com.android.quickstep.views.TaskView", (x1, top - icon - 20, x1 + card_w,
+        card = node("com.android.quickstep.views.TaskView", (x1, top - icon - 20, x1 + card_w,
                                                             top + card_h), p,
                    desc=label, clickable=True, focusable=True, long_clickable=True,
                    children=[
-            _mk("android.widget.ImageView", (cx - icon // 2, top - icon - 20, cx + icon // 2,
+            node("android.widget.ImageView", (cx - icon // 2, top - icon - 20, cx + icon // 2,
                                              top - 20), p, f"{p}:id/icon", desc=label,
                 clickable=True, focusable=True),
-            _mk("android.view.View", (x1, top, x1 + card_w, top + card_h), p,
+            node("android.view.View", (x1, top, x1 + card_w, top + card_h), p,
                 f"{p}:id/snapshot"),
         ])
         card.meta["task"] = t
@@ -214,34 +192,34 @@ def recents_screen(display: Display, state: ScreenState) -> ScreenInstance:
     children: list[Node] = list(reversed(cards))
     if cards:
         oldest_x = x0 - (len(cards) - 1) * (card_w + gap)
-        clear = _mk("android.widget.Button", (oldest_x - gap - 300, top + card_h // 2 - 70,
+        clear = node("android.widget.Button", (oldest_x - gap - 300, top + card_h // 2 - 70,
                                               oldest_x - gap, top + card_h // 2 + 70), p,
                     f"{p}:id/clear_all", "Clear all", clickable=True, focusable=True)
         clear.meta["clear_all"] = True
         children.insert(0, clear)
     else:
-        children.append(_mk("android.widget.TextView", (0, h // 2 - 60, w, h // 2 + 60), p,
+        children.append(node("android.widget.TextView", (0, h // 2 - 60, w, h // 2 + 60), p,
                             text="No recent items"))
     bottom = display.content_bottom
-    panel = _mk("com.android.quickstep.views.RecentsView", (0, 0, w, bottom), p,
+    panel = node("com.android.quickstep.views.RecentsView", (0, 0, w, bottom), p,
                 f"{p}:id/overview_panel", children=children, focusable=True,
                 scrollable=bool(cards))
-    actions = _mk("android.widget.FrameLayout", (0, bottom - 220, w, bottom), p,
+    actions = node("android.widget.FrameLayout", (0, bottom - 220, w, bottom), p,
                   f"{p}:id/overview_actions_view", children=[
-        _mk("android.widget.LinearLayout", (0, bottom - 200, w, bottom - 60), p,
+        node("android.widget.LinearLayout", (0, bottom - 200, w, bottom - 60), p,
             f"{p}:id/action_buttons", children=[
-            _mk("android.widget.Button", (w // 2 - 330, bottom - 190, w // 2 - 20,
+            node("android.widget.Button", (w // 2 - 330, bottom - 190, w // 2 - 20,
                                           bottom - 70), p, f"{p}:id/action_screenshot",
                 "Screenshot", clickable=True, focusable=True),
-            _mk("android.widget.Button", (w // 2 + 20, bottom - 190, w // 2 + 330,
+            node("android.widget.Button", (w // 2 + 20, bottom - 190, w // 2 + 330,
                                           bottom - 70), p, f"{p}:id/action_select",
                 "Select", clickable=True, focusable=True),
         ]),
     ]) if cards else None
     root_children = [panel] + ([actions] if actions is not None else [])
-    root = _mk("android.widget.FrameLayout", (0, 0, w, h), p, children=[
-        _mk("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/launcher", children=[
-            _mk("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/drag_layer",
+    root = node("android.widget.FrameLayout", (0, 0, w, h), p, children=[
+        node("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/launcher", children=[
+            node("android.widget.FrameLayout", (0, 0, w, h), p, f"{p}:id/drag_layer",
                 children=root_children)])])
     for n in root.iter():
         n.origin = "recents"
@@ -263,13 +241,13 @@ def default_launcher(display: Display, installed: Iterable[AppDef]) -> tuple[Scr
     for i, a in enumerate(apps):
         r, c = divmod(i, cols)
         b = (c * cell_w + 16, top + r * cell_h, (c + 1) * cell_w - 16, top + (r + 1) * cell_h)
-        icons.append(_mk("android.widget.TextView", b, pkg, f"{pkg}:id/icon", a.label,
+        icons.append(node("android.widget.TextView", b, pkg, f"{pkg}:id/icon", a.label,
                          a.label, clickable=True, focusable=True, long_clickable=True))
-    grid = _mk("android.view.ViewGroup", (0, top, w, display.content_bottom), pkg,
+    grid = node("android.view.ViewGroup", (0, top, w, display.content_bottom), pkg,
                f"{pkg}:id/workspace", children=icons)
-    root = _mk("android.widget.FrameLayout", (0, 0, w, h), pkg, children=[
-        _mk("android.widget.FrameLayout", (0, 0, w, h), pkg, "android:id/content", children=[
-            _mk("android.widget.FrameLayout", (0, 0, w, h), pkg, f"{pkg}:id/launcher",
+    root = node("android.widget.FrameLayout", (0, 0, w, h), pkg, children=[
+        node("android.widget.FrameLayout", (0, 0, w, h), pkg, "android:id/content", children=[
+            node("android.widget.FrameLayout", (0, 0, w, h), pkg, f"{pkg}:id/launcher",
                 children=[grid])])])
     for n in root.iter():
         n.origin = "launcher"

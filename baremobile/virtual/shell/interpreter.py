@@ -18,6 +18,7 @@ from typing import Any
 
 from baremobile.virtual.commands import COMMANDS
 
+from . import syntax
 from .builtins import BUILTINS, FunctionReturn, LoopControl
 from .lexer import Lexer
 from .parser import Parser
@@ -36,21 +37,7 @@ from .process import (
     err,
 )
 from .redirect import Redirections
-from .syntax import (
-    AndOr,
-    Case,
-    For,
-    FuncDef,
-    Group,
-    If,
-    Loop,
-    Node,
-    Pipeline,
-    Redir,
-    Seq,
-    ShellSyntaxError,
-    Simple,
-)
+from .syntax import Node, Redir, ShellSyntaxError
 
 __all__ = ["Shell", "run_command_line", "SH", "BIN_DIRS", "DEFAULT_ENV"]
 
@@ -210,7 +197,7 @@ class Shell(Redirections):
         self.status = status & 0xFF
         return self.status
 
-    def _x_seq(self, node: Seq, io: IO) -> Gen:
+    def _x_seq(self, node: syntax.Seq, io: IO) -> Gen:
         status = self.status
         for item, background in node.items:
             if background:
@@ -223,7 +210,7 @@ class Shell(Redirections):
                 status = yield from self.execute(item, io)
         return status
 
-    def _x_andor(self, node: AndOr, io: IO) -> Gen:
+    def _x_andor(self, node: syntax.AndOr, io: IO) -> Gen:
         status = yield from self.execute(node.first, io)
         for op, item in node.rest:
             if (op == "&&") == (status == 0):
@@ -240,7 +227,7 @@ class Shell(Redirections):
             status = self.status
         return status & 0xFF
 
-    def _x_pipeline(self, node: Pipeline, io: IO) -> Gen:
+    def _x_pipeline(self, node: syntax.Pipeline, io: IO) -> Gen:
         data: bytes | None = None
         status = 0
         last = len(node.cmds) - 1
@@ -257,7 +244,7 @@ class Shell(Redirections):
             status = 0 if status else 1
         return status
 
-    def _x_group(self, node: Group, io: IO) -> Gen:
+    def _x_group(self, node: syntax.Group, io: IO) -> Gen:
         gio = yield from self.redirect(node.redirs, io)
         if gio is None:
             return 1
@@ -267,7 +254,7 @@ class Shell(Redirections):
         status = yield from self.execute(node.body, gio)
         return status
 
-    def _x_if(self, node: If, io: IO) -> Gen:
+    def _x_if(self, node: syntax.If, io: IO) -> Gen:
         gio = yield from self.redirect(node.redirs, io)
         if gio is None:
             return 1
@@ -281,7 +268,7 @@ class Shell(Redirections):
             return status
         return 0
 
-    def _x_loop(self, node: Loop, io: IO) -> Gen:
+    def _x_loop(self, node: syntax.Loop, io: IO) -> Gen:
         gio = yield from self.redirect(node.redirs, io)
         if gio is None:
             return 1
@@ -311,7 +298,7 @@ class Shell(Redirections):
                 raise
             return status, ctl.kind == "break"
 
-    def _x_for(self, node: For, io: IO) -> Gen:
+    def _x_for(self, node: syntax.For, io: IO) -> Gen:
         gio = yield from self.redirect(node.redirs, io)
         if gio is None:
             return 1
@@ -329,7 +316,7 @@ class Shell(Redirections):
                 break
         return status
 
-    def _x_case(self, node: Case, io: IO) -> Gen:
+    def _x_case(self, node: syntax.Case, io: IO) -> Gen:
         gio = yield from self.redirect(node.redirs, io)
         if gio is None:
             return 1
@@ -346,12 +333,12 @@ class Shell(Redirections):
                     return status
         return 0
 
-    def _x_funcdef(self, node: FuncDef, io: IO) -> Gen:
+    def _x_funcdef(self, node: syntax.FuncDef, io: IO) -> Gen:
         self.functions[node.name] = node.body
         return 0
         yield  # pragma: no cover - makes this a generator
 
-    def _x_simple(self, node: Simple, io: IO) -> Gen:
+    def _x_simple(self, node: syntax.Simple, io: IO) -> Gen:
         self._cmdsub_status = None
         argv: list[str] = []
         for w in node.words:
