@@ -268,3 +268,20 @@ def test_virtual_phone_modules_stay_small() -> None:
     big = {str(p.relative_to(ROOT)): n for p in sorted((PACKAGE / "virtual").rglob("*.py"))
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
     assert not big, f"split these by job: {big}"
+
+
+def test_programs_load_without_the_interpreter() -> None:
+    """The programs depend on the process interface only: importing every one of them (in a
+    fresh interpreter) loads neither the shell's interpreter nor its builtins."""
+    import subprocess
+    import sys
+
+    code = ("import sys, baremobile.virtual.commands as c; "
+            "print(len(c.COMMANDS), sorted(m for m in sys.modules "
+            "if m.startswith('baremobile.virtual.shell.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    count, loaded = out.split(" ", 1)
+    assert int(count) > 50
+    for heavy in ("interpreter", "builtins", "expand", "redirect"):
+        assert f"baremobile.virtual.shell.{heavy}'" not in loaded, loaded
