@@ -1,14 +1,13 @@
 """``ScreenModel``: the phone's screen, its one public face.
 
 It wires the rooms of the screen together and serialises access to them (every public
-method takes one lock; nothing is random; times come from ``clock``)::
+method takes one lock; nothing is random; times come from ``clock``). Imports point one
+way::
 
-    ScreenModel ─► touch (where a touch lands) ─► keys ─► reactions (rules, actions)
-         │              │                                     │
-         │              └────────► render ◄── filters         ▼
-         │                           │   └──► system_ui ─► state (tasks, screens,
-         └─► paint (PNG)             ▼                         navigation, focus)
-                                  dump XML                 display (size, rotation), clock
+    screen_model ─► touch ─► keys ─► reactions ─► state ─► display, clock
+                      │                             ▲
+                      └─► render ─► filters, system_ui
+    screen_model ─► paint (the PNG of what render drew)
 
 See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the rooms.
 """
