@@ -41,8 +41,10 @@ __all__ = [
     "Device",
     "Focus",
     "batches",
+    "clear_plan",
     "command_line",
     "number",
+    "png_problem",
     "quote",
     "typing_plan",
     "untypable",
@@ -112,7 +114,7 @@ def validate_package(package: object) -> str:
     if not isinstance(package, str) or not _PACKAGE.match(package):
         raise InvalidArgument(
             f"{package!r} is not an Android package name",
-            hint="package names look like 'com.android.settings'; list them with page.apps()",
+            hint="package names look like 'com.android.settings'; list them with {apps}",
         )
     return package
 
@@ -224,6 +226,30 @@ def typing_plan(text: str) -> list[list[str]]:
     return plan
 
 
+#: DELs sent beyond the field's length (characters that arrive while clearing).
+CLEAR_MARGIN = 8
+#: DELs for a password field whose dump hides its text (Android before 8 leaves ``text``
+#: empty for passwords; later versions show one bullet per character).
+HIDDEN_PASSWORD_DELETES = 128
+
+
+def clear_plan(api_level: int, length: int) -> list[list[str]]:
+    """The ``input`` commands that empty the focused field holding ``length`` characters.
+
+    Android 13+ (API 33): select all (``keycombination CTRL_LEFT A``) and delete — any
+    length. Older Android has no key combinations: the caret goes to the end and
+    ``length`` + :data:`CLEAR_MARGIN` DELs follow, so ``length`` must be the field's length
+    *now* (read from the device, never from an older snapshot).
+    """
+    if api_level >= 33:
+        return [
+            ["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
+            ["input", "keyevent", str(KEYCODES["DEL"])],
+        ]
+    dels = [str(KEYCODES["DEL"])] * (max(length, 0) + CLEAR_MARGIN)
+    return [["input", "keyevent", str(KEYCODES["MOVE_END"])], ["input", "keyevent", *dels]]
+
+
 def batches(commands: Iterable[Sequence[str]], limit: int = MAX_COMMAND) -> list[str]:
     """Join argv lists with ``&&`` into as few command lines as fit in ``limit``."""
     out: list[str] = []
@@ -237,6 +263,30 @@ def batches(commands: Iterable[Sequence[str]], limit: int = MAX_COMMAND) -> list
     if cur:
         out.append(cur)
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# PNG
+# ---------------------------------------------------------------------------------------
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_IHDR = b"\x00\x00\x00\x0dIHDR"  # the first chunk: 13 bytes of header, then a CRC
+_IEND = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # the last chunk, always these 12 bytes
+
+
+def png_problem(data: object) -> str | None:
+    """What makes ``data`` not a complete PNG file (None when it is one): the signature,
+    a whole ``IHDR`` chunk first and the ``IEND`` chunk last are checked, not the pixels."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        return f"a PNG is bytes, not {type(data).__name__}"
+    b = bytes(data[:33])
+    if b[:8] != PNG_SIGNATURE:
+        return "it does not start with the PNG signature"
+    if len(data) < 33 or b[8:16] != _IHDR:
+        return f"it ends after {len(data)} bytes, inside the PNG header"
+    if bytes(data[-12:]) != _IEND:
+        return f"it is cut off: {len(data)} bytes without the closing IEND chunk"
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -329,6 +379,53 @@ class Device:
             act = pkg + act
         return Focus(pkg, act)
 
+    # -- files ------------------------------------------------------------------------
+    def file_info(self, path: str) -> tuple[int, str]:
+        """``(size, kind)`` of a device file, links followed (``stat -L``); kind is
+        toybox's ``%F``: ``regular file``, ``regular empty file``, ``directory``, ``fifo``…
+
+        Raises :class:`CommandFailed` with the device's words when it is missing or not
+        readable.
+        """
+        _absolute(path)
+        line = f"{command_line(['stat', '-L', '-c', '%s %F', path])} && " \
+               f"{command_line(['test', '-r', path])}"
+        r = self.transport.shell(line)
+        out = r.text.strip()
+        size, _, kind = out.partition(" ")
+        if r.exit_code != 0 or not size.isdigit():
+            said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+            reason = said.splitlines()[0] if said else "it is not readable (permission denied)"
+            raise CommandFailed(f"cannot read {path}: {reason}", command=line,
+                                exit_code=r.exit_code, output=said,
+                                hint="check the path: list its folder ({list_files})")
+        return int(size), kind
+
+    def read_part(self, path: str, offset: int, length: int) -> bytes:
+        """At most ``length`` bytes of a device file from byte ``offset`` on, without
+        moving the rest of the file.
+
+        Android 9+ (toybox 0.7.6+, where ``head -c`` exists — it came in toybox 0.7.5):
+        ``tail -c +OFFSET | head -c LENGTH`` over ``exec:``, so only those bytes cross
+        the wire. Older devices: a sync pull that stops once it has them (the connection
+        is then reopened; memory stays at ``length`` either way).
+        """
+        _absolute(path)
+        offset = number("offset", offset, minimum=0)
+        length = number("length", length, minimum=1)
+        if self.api_level >= 28:
+            head = command_line(["head", "-c", str(length)])
+            if offset:
+                tail = command_line(["tail", "-c", f"+{offset + 1}", path])
+                line = f"{tail} 2>/dev/null | {head} 2>/dev/null"
+            else:
+                line = f"{command_line(['head', '-c', str(length), path])} 2>/dev/null"
+            return self.transport.exec_out(line)
+        window = _Window(offset, length)
+        with contextlib.suppress(_Enough):
+            self.transport.pull_into(path, window)
+        return bytes(window.data)
+
     def packages(self, *, third_party: bool = False) -> list[str]:
         argv = ["pm", "list", "packages"] + (["-3"] if third_party else [])
         text = self.run(argv).text
@@ -386,12 +483,24 @@ class Device:
                 )
 
     def screencap(self, *, timeout: float | None = None) -> bytes:
-        """A PNG of the screen (``exec:`` — binary-safe — with stderr discarded)."""
+        """A PNG of the screen (``exec:`` — binary-safe — with stderr discarded).
+
+        Raises :class:`CommandFailed` (the device's fault, not the caller's) when what came
+        back is not a complete PNG: other output, or a PNG cut short.
+        """
         data = self.transport.exec_out("screencap -p 2>/dev/null", timeout=timeout)
-        if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        if not data.startswith(PNG_SIGNATURE):
             said = data[:300].decode("utf-8", "replace").strip()
             raise CommandFailed(
-                f"screencap did not return a PNG: {said or 'no output'}", output=said
+                f"screencap did not return a PNG: {said or 'no output'}", output=said,
+                hint="take the screenshot again; the screen may be secure (FLAG_SECURE) "
+                "or the device busy",
+            )
+        problem = png_problem(data)
+        if problem is not None:
+            raise CommandFailed(
+                f"screencap returned a broken PNG: {problem}",
+                hint="take the screenshot again",
             )
         return data
 
@@ -431,7 +540,7 @@ class Device:
         if "No activities found" in said or "monkey aborted" in said or r.exit_code != 0:
             raise InvalidArgument(
                 f"{package} has no launchable activity on {self.serial} (is it installed?)",
-                hint="check the package name with page.apps()",
+                hint="check the package name with {apps}",
             )
 
     def start_activity(
@@ -495,6 +604,35 @@ class Device:
                 )
             argv += ["-s", tag]
         return self.run(argv).text
+
+
+def _absolute(path: object) -> str:
+    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
+        raise InvalidArgument(f"{path!r} is not an absolute device path",
+                              hint="device paths start with /, e.g. /sdcard/Download")
+    return path
+
+
+class _Enough(Exception):
+    """A pull stops here: the window has what was asked for."""
+
+
+class _Window:
+    """A sink keeping bytes ``[offset, offset + length)`` of what is written to it."""
+
+    def __init__(self, offset: int, length: int) -> None:
+        self.start, self.end = offset, offset + length
+        self.pos = 0
+        self.data = bytearray()
+
+    def write(self, chunk: bytes) -> int:
+        lo, hi = max(self.start - self.pos, 0), min(self.end - self.pos, len(chunk))
+        if lo < hi:
+            self.data += chunk[lo:hi]
+        self.pos += len(chunk)
+        if self.pos >= self.end:
+            raise _Enough
+        return len(chunk)
 
 
 def _extra(key: str, value: object) -> list[str]:

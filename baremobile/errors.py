@@ -8,13 +8,24 @@ Every error baremobile raises on purpose is a :class:`BaremobileError`. Each car
 
 ``str(error)`` is the message followed by the hint, so a plain traceback already tells
 the reader how to proceed.
+
+Hints speak the caller's language. A hint that points to another verb names it with a
+``{placeholder}`` (``"take a new snapshot ({snapshot})"``), and whoever shows the error
+fills it in from its own vocabulary: ``error.hint`` uses :data:`PYTHON_VERBS`
+(``page.snapshot()``), the tool dispatcher uses the tool names with their prefix
+(:func:`baremobile.tools.dispatch.tool_verbs`), the CLI its commands. A front door passes
+its vocabulary to :meth:`BaremobileError.hint_in` / :meth:`BaremobileError.to_dict`;
+placeholders it does not define fall back to the Python wording.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
 __all__ = [
+    "PYTHON_VERBS",
+    "say",
     "BaremobileError",
     "DeviceNotFound",
     "MultipleDevices",
@@ -35,9 +46,44 @@ __all__ = [
     "RefCovered",
     "InvalidArgument",
     "UnsupportedText",
+    "InvalidScenario",
     "Busy",
     "PageClosed",
+    "AdbKeyError",
+    "LocalIOError",
 ]
+
+#: The Python API's names for what hints point to. Every front door's vocabulary defines
+#: the same keys (the tool dispatcher's and the CLI's are checked against this one).
+PYTHON_VERBS: Mapping[str, str] = {
+    "snapshot": "page.snapshot()",
+    "last_snapshot": "page.last_snapshot",
+    "back": "page.back()",
+    "wakeup": "page.press('wakeup')",
+    "screenshot": "page.screenshot()",
+    "apps": "page.apps()",
+    "devices": "baremobile.devices()",
+    "pick_device": "connect(device='<serial>')",
+    "list_files": "page.shell('ls -l <folder>')",
+    "reconnect": "connect() again to get a new page",
+}
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def say(template: str, verbs: Mapping[str, str] | None = None) -> str:
+    """``template`` with its ``{verb}`` placeholders named in ``verbs`` (Python's wording
+    for any the vocabulary lacks; unknown placeholders stay as written)."""
+    if "{" not in template:
+        return template
+
+    def name(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if verbs is not None and key in verbs:
+            return verbs[key]
+        return PYTHON_VERBS.get(key, m.group(0))
+
+    return _PLACEHOLDER.sub(name, template)
 
 
 class BaremobileError(Exception):
@@ -51,14 +97,28 @@ class BaremobileError(Exception):
         self.hint = self.default_hint if hint is None else hint
         super().__init__(message)
 
+    @property
+    def hint(self) -> str:
+        """What to do next, in the Python API's words (see :meth:`hint_in`)."""
+        return say(self._hint)
+
+    @hint.setter
+    def hint(self, template: str) -> None:
+        self._hint = template or ""
+
+    def hint_in(self, verbs: Mapping[str, str] | None) -> str:
+        """The hint in a front door's vocabulary (``{"snapshot": "the snapshot tool"}``)."""
+        return say(self._hint, verbs)
+
     def __str__(self) -> str:
         if self.hint:
             return f"{self.message} — {self.hint}"
         return self.message
 
-    def to_dict(self) -> dict[str, str]:
-        """The error as data an agent can act on: ``{"code", "message", "hint"}``."""
-        return {"code": self.code, "message": self.message, "hint": self.hint}
+    def to_dict(self, verbs: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The error as data an agent can act on: ``{"code", "message", "hint"}`` (the hint
+        in ``verbs``' words, Python's by default)."""
+        return {"code": self.code, "message": self.message, "hint": self.hint_in(verbs)}
 
 
 # --- finding and reaching a device -------------------------------------------------
@@ -89,7 +149,7 @@ class MultipleDevices(BaremobileError):
         self.serials = list(serials)
         super().__init__(
             f"{len(self.serials)} devices are reachable: {', '.join(self.serials)}",
-            hint=hint or "pick one: connect(device=<serial>)",
+            hint=hint or "pick one: {pick_device}",
         )
 
 
@@ -109,7 +169,7 @@ class DeviceBusy(BaremobileError):
     code = "DEVICE_BUSY"
     default_hint = (
         "an adb server holds the USB interface: either connect through it "
-        "(connect(device='<serial>') reaches it via 127.0.0.1:5037) "
+        "({pick_device} reaches it via 127.0.0.1:5037) "
         "or stop it with 'adb kill-server' and try again"
     )
 
@@ -194,7 +254,7 @@ class DeviceNotIdle(DumpFailed):
     code = "DEVICE_NOT_IDLE"
     default_hint = (
         "the screen never went idle (an animation or video is playing): "
-        "pause it or retry; page.screenshot() still works"
+        "pause it or retry; {screenshot} still works"
     )
 
 
@@ -202,7 +262,7 @@ class NullRootNode(DumpFailed):
     """uiautomator found no window to dump (screen off, keyguard transition, secure window)."""
 
     code = "NULL_ROOT_NODE"
-    default_hint = "wake and unlock the screen (page.press('wakeup')), then snapshot again"
+    default_hint = "wake and unlock the screen ({wakeup}), then take a snapshot again"
 
 
 class AutomationBusy(DumpFailed):
@@ -231,7 +291,9 @@ class RefNotFound(BaremobileError):
     """A ref that is not in the last snapshot."""
 
     code = "REF_NOT_FOUND"
-    default_hint = "refs reset on every snapshot — take a new snapshot and use a ref from it"
+    default_hint = (
+        "refs reset on every snapshot — take a new snapshot ({snapshot}) and use a ref from it"
+    )
 
 
 class RefCovered(RefNotFound):
@@ -239,8 +301,7 @@ class RefCovered(RefNotFound):
 
     code = "REF_COVERED"
     default_hint = (
-        "hide the keyboard (page.back() / press 'back') or close the dialog, "
-        "then take a new snapshot"
+        "hide the keyboard ({back}) or close the dialog, then take a new snapshot ({snapshot})"
     )
 
 
@@ -265,6 +326,15 @@ class UnsupportedText(InvalidArgument):
         super().__init__(f"cannot type these characters: {shown}; nothing was typed", hint=hint)
 
 
+class InvalidScenario(InvalidArgument):
+    """A virtual phone's scenario file is missing, unreadable or not a valid scenario."""
+
+    default_hint = (
+        "check the file (docs/scenarios.md describes the format), or use the built-in "
+        "phone: device 'virtual'"
+    )
+
+
 class Busy(BaremobileError):
     """Another call is already acting on the same device."""
 
@@ -276,4 +346,26 @@ class PageClosed(BaremobileError):
     """The page was closed; its connection is gone."""
 
     code = "PAGE_CLOSED"
-    default_hint = "connect() again to get a new page"
+    default_hint = "{reconnect}"
+
+
+# --- this computer -------------------------------------------------------------------
+
+
+class AdbKeyError(BaremobileError):
+    """This computer's ADB key cannot be read, created or used (not the device's fault)."""
+
+    code = "ADB_KEY_ERROR"
+    default_hint = (
+        "adb keys are RSA-2048 PEM files (~/.android/adbkey, or $ANDROID_USER_HOME/adbkey): "
+        "fix or move the file away to let baremobile create a new one, make its folder "
+        "writable, or pass key_path=... to use another"
+    )
+
+
+class LocalIOError(BaremobileError):
+    """A file of this computer could not be written or read for a reason that is not the
+    caller's choice of path (a full disk, a read-only file system, an I/O error)."""
+
+    code = "LOCAL_IO_ERROR"
+    default_hint = "free space on this computer (or fix its file system), then try again"

@@ -14,6 +14,7 @@ Wherever a ref is accepted, a selector works too: ``page.tap({"text": "OK"})`` o
 from __future__ import annotations
 
 import contextlib
+import os
 import struct
 import threading
 import time
@@ -23,7 +24,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from baremobile.device import Device, Focus, number, typing_plan, validate_package, validate_uri
+from baremobile.device import (
+    HIDDEN_PASSWORD_DELETES,
+    Device,
+    Focus,
+    clear_plan,
+    number,
+    png_problem,
+    typing_plan,
+    validate_package,
+    validate_uri,
+)
 from baremobile.errors import (
     CommandTimeout,
     InvalidArgument,
@@ -32,6 +43,7 @@ from baremobile.errors import (
     RefNotFound,
 )
 from baremobile.keycodes import KEYCODES, keycode
+from baremobile.localfiles import write_atomically
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
@@ -134,14 +146,21 @@ class Screenshot:
     __slots__ = ("png", "width", "height")
 
     def __init__(self, png: bytes) -> None:
-        if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-            raise InvalidArgument("not a PNG image")
-        self.png = png
-        self.width, self.height = struct.unpack(">II", png[16:24])
+        problem = png_problem(png)
+        if problem is not None:
+            raise InvalidArgument(f"not a complete PNG image: {problem}")
+        self.png = bytes(png)
+        self.width, self.height = struct.unpack(">II", self.png[16:24])
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
+        """Write the PNG to ``path`` (a symlink is followed); returns the path.
+
+        Written beside and renamed into place: if writing fails (a full disk), an existing
+        file keeps its old content. ``overwrite=False`` refuses to replace a file.
+        """
         p = Path(path)
-        p.write_bytes(self.png)
+        write_atomically(os.path.realpath(p), self.png, overwrite=overwrite,
+                         what=f"screenshot file {str(p)!r}")
         return p
 
     def _repr_png_(self) -> bytes:
@@ -242,6 +261,10 @@ class Page:
             )
             if v is not None
         }
+        if "max_chars" in limits and (
+            isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1
+        ):
+            raise InvalidArgument(f"max_chars must be a whole number ≥ 1, not {max_chars!r}")
         with self._using():
             deadline = time.monotonic() + timeout
             snap = self._dump(limits, timeout)
@@ -275,7 +298,7 @@ class Page:
         if self._last is None:
             raise RefNotFound(
                 f"ref {ref}: there is no snapshot yet",
-                hint="call page.snapshot() and use a ref from it",
+                hint="take a snapshot ({snapshot}) and use a ref from it",
             )
         try:
             return self._last.refs[ref]
@@ -412,6 +435,11 @@ class Page:
         length); ``submit=True`` presses Enter afterwards. Raises
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
+
+        Emptying on Android 13+ is select-all and delete. Older Android can only delete
+        backwards, so the field is read from the device after it has focus (one extra dump,
+        which leaves :attr:`last_snapshot` as it is) and that many characters are deleted:
+        never a count from an older snapshot.
         """
         plan = typing_plan(text)  # validates before anything happens
         with self._using():
@@ -420,30 +448,44 @@ class Page:
             if node is None or not node.focused:
                 x, y, display, node = self._touch_point(target)
                 commands.append(self.device.tap_argv(x, y, display=display))
-            if clear and (node is None or not node.editable) and self.device.api_level < 33:
-                # deleting backwards needs the field's length: focus it, then look at it
-                self.device.run_all(commands)
-                commands = []
-                node = next(
-                    (r for r in self.snapshot().refs.values() if r.focused and r.editable), None
-                )
             if clear:
-                commands.extend(self._clear_commands(node))
+                api = self.device.api_level
+                length = 0
+                if api < 33:  # the length must be the field's now: focus it, then read it
+                    self.device.run_all(commands)
+                    commands = []
+                    length = self._focused_length(
+                        f"ref {node.ref}" if node is not None else "the target")
+                commands.extend(clear_plan(api, length))
             commands.extend(plan)
             if submit:
                 commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
             self.device.run_all(commands)
 
-    def _clear_commands(self, node: RefNode | None) -> list[list[str]]:
-        if self.device.api_level >= 33:  # select all, then delete: any length
-            return [
-                ["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
-                ["input", "keyevent", str(KEYCODES["DEL"])],
-            ]
-        # older Android: go to the end and delete backwards, at least what the dump showed
-        n = max(len(node.text) if node is not None else 0, 1) + 8
-        dels = [str(KEYCODES["DEL"])] * n
-        return [["input", "keyevent", str(KEYCODES["MOVE_END"])], ["input", "keyevent", *dels]]
+    def focused_field(self) -> RefNode | None:
+        """The text field that has focus, read from the device now (a fresh dump; the last
+        snapshot and its refs are left as they are). None when no text field has focus.
+
+        Its ``text`` is the field's content as the dump shows it: a password's characters
+        as bullets (Android 8+), the hint when the field is empty.
+        """
+        with self._using():
+            snap = self._dump({}, DUMP_TIMEOUT)
+            return next((r for r in snap.refs.values() if r.focused and r.editable), None)
+
+    def _focused_length(self, what: str) -> int:
+        """How many characters to delete to empty the focused field (see :meth:`type`)."""
+        field = self.focused_field()
+        if field is None:
+            raise InvalidArgument(
+                f"cannot empty {what}: no text field has focus after tapping it, so its "
+                "length cannot be read (Android before 13 deletes backwards)",
+                hint="give the text field's own ref or selector (a TextInput in a new "
+                "snapshot: {snapshot})",
+            )
+        if field.password and not field.text:  # Android < 8 hides a password's text
+            return HIDDEN_PASSWORD_DELETES
+        return len(field.text)
 
     def press(self, key: str | int) -> None:
         """Press a key: a name (``back``, ``home``, ``enter``, ``KEYCODE_MEDIA_PLAY``) or a code."""
@@ -543,7 +585,7 @@ class Page:
             if time.monotonic() + interval > deadline:
                 raise CommandTimeout(
                     f"{what} did not appear within {timeout:g} s",
-                    hint="check the last snapshot (page.last_snapshot); "
+                    hint="check the last snapshot ({last_snapshot}); "
                     "the screen may need scrolling or a different selector",
                 )
             time.sleep(interval)
@@ -632,9 +674,17 @@ class Page:
             self.transport.push(payload, device_path)
 
     def pull(self, device_path: str) -> bytes:
-        """The contents of ``device_path`` on the device."""
+        """The contents of ``device_path`` on the device (in memory: for big files, use
+        :meth:`pull_into`)."""
         with self._using():
             return self.transport.pull(device_path)
+
+    def pull_into(self, device_path: str, sink: Any) -> int:
+        """Stream ``device_path`` into ``sink`` (an open binary file, anything with
+        ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
+        whatever the file's size; a failure of the sink (a full disk) is raised as is."""
+        with self._using():
+            return self.transport.pull_into(device_path, sink)
 
     def shell(self, command: str, *, timeout: float | None = None) -> str:
         """Run a raw shell command and return its stdout (raises on a non-zero exit).

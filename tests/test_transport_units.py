@@ -11,12 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baremobile.errors import (
+    AdbKeyError,
     CommandFailed,
     DeviceBusy,
     DeviceDisconnected,
     DeviceNotFound,
     DevicePermissionDenied,
-    InvalidArgument,
     ProtocolError,
 )
 from baremobile.transport.base import ShellV2Decoder, split_sentinel, with_sentinel
@@ -66,7 +66,7 @@ def test_missing_pub_is_derived_and_pkcs1_keys_load(tmp_path, adb_key):
 def test_unreadable_key_is_a_clear_error(tmp_path):
     p = tmp_path / "adbkey"
     p.write_text("not a key")
-    with pytest.raises(InvalidArgument, match="not a readable"):
+    with pytest.raises(AdbKeyError, match="not a readable"):
         AdbKey.load(p)
 
 

@@ -15,9 +15,35 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from baremobile.errors import BaremobileError
+from baremobile.errors import BaremobileError, InvalidScenario
 
-__all__ = ["main"]
+__all__ = ["CLI_VERBS", "main"]
+
+#: How error hints name other verbs when the CLI shows them (the keys of
+#: :data:`baremobile.errors.PYTHON_VERBS`); a CLI mode with more commands extends it.
+CLI_VERBS: dict[str, str] = {
+    "snapshot": "baremobile snapshot",
+    "last_snapshot": "the last snapshot printed",
+    "back": "the phone's Back button",
+    "wakeup": "the phone's power button",
+    "screenshot": "baremobile screenshot",
+    "apps": "the phone's app list",
+    "devices": "baremobile devices",
+    "pick_device": "-d <serial>",
+    "list_files": "'adb shell ls -l <folder>'",
+    "reconnect": "run the command again",
+}
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _cmd_devices(args: argparse.Namespace) -> int:
@@ -25,7 +51,8 @@ def _cmd_devices(args: argparse.Namespace) -> int:
 
     found = devices()
     if not found:
-        print("no devices found (try: baremobile virtual, then connect to it)")
+        print("no devices found (try: baremobile virtual — while it runs, it is listed here "
+              "and used by every command that names no device)")
         return 1
     for d in found:
         extra = f"  model:{d.model}" if d.model else ""
@@ -56,9 +83,13 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
     import threading
 
     from baremobile.virtual import VirtualPhone
+    from baremobile.virtual.scenario import ScenarioError
 
-    phone = VirtualPhone(args.scenario, host=args.host, port=args.port, auth=args.auth,
-                         api_level=args.api_level)
+    try:
+        phone = VirtualPhone(args.scenario, host=args.host, port=args.port, auth=args.auth,
+                             api_level=args.api_level)
+    except ScenarioError as exc:
+        raise InvalidScenario(str(exc)) from None
 
     def prompt(key: object) -> None:
         fp = getattr(key, "fingerprint", "?")
@@ -68,8 +99,12 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
               "to allow", flush=True)
 
     phone.server.on_auth_prompt = prompt
-    with phone:
+    from baremobile.transport.registry import announce
+
+    with phone, announce(phone.host, phone.port, model=phone.model.props.get(
+            "ro.product.model", ""), api_level=args.api_level, scenario=args.scenario or ""):
         print(f"virtual phone listening on {phone.address} (auth: {args.auth})")
+        print("  listed by 'baremobile devices'; commands without -d use it")
         print(f"  adb connect {phone.address}")
         print(f"  python -c \"import baremobile; print(baremobile.connect('{phone.address}')"
               ".snapshot())\"")
@@ -111,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("snapshot", help="print the current screen's snapshot")
     s.add_argument("-d", "--device", default=None, help="device spec (default: auto)")
-    s.add_argument("--max-chars", type=int, default=None)
+    s.add_argument("--max-chars", type=_positive_int, default=None,
+                   help="cut the snapshot text at about this many characters")
     s.set_defaults(func=_cmd_snapshot)
 
     s = sub.add_parser("screenshot", help="save a PNG screenshot")
@@ -154,10 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="action tools answer with the fresh snapshot (after --settle)")
     s.add_argument("--settle", type=float, default=None,
                    help="seconds to let the screen settle before observing (default 0.5)")
-    s.add_argument("--max-chars", type=int, default=None,
+    s.add_argument("--max-chars", type=_positive_int, default=None,
                    help="default snapshot text budget (default 20000)")
-    s.add_argument("--log-file", default=None, help="log here (and warnings to stderr); "
-                   "stdout only ever carries the protocol")
+    s.add_argument("--log-file", default=None, help="log here (and warnings to stderr), in a "
+                   "file only you can read (0600); stdout only ever carries the protocol")
+    s.add_argument("--log-typed-text", action="store_true",
+                   help="log the text of type calls (passwords!) instead of its length")
     s.set_defaults(func=_cmd_mcp)
     return p
 
@@ -169,7 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except BaremobileError as exc:
-        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        hint = exc.hint_in(CLI_VERBS)
+        print(f"error [{exc.code}]: {exc.message}" + (f" — {hint}" if hint else ""),
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

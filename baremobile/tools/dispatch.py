@@ -38,7 +38,7 @@ from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
 
 __all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "call", "error_data", "session_for", "to_anthropic",
-           "to_text"]
+           "to_text", "tool_verbs", "SECRET_ARGUMENTS", "redacted"]
 
 log = logging.getLogger("baremobile.tools")
 
@@ -71,6 +71,8 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "DEVICE_BUSY": ("DEVICE_UNAVAILABLE", "another program (an adb server) holds the "
                                           "phone's USB interface"),
     "PERMISSION_DENIED": ("DEVICE_UNAVAILABLE", "the OS refused access to the USB device"),
+    "ADB_KEY_ERROR": ("DEVICE_UNAVAILABLE", "this computer's ADB key cannot be read, created "
+                                            "or used"),
     "DEVICE_DISCONNECTED": ("DEVICE_DISCONNECTED", "the connection dropped"),
     "PROTOCOL_ERROR": ("DEVICE_DISCONNECTED", "the device sent invalid ADB data; dropped"),
     "PAGE_CLOSED": ("DEVICE_DISCONNECTED", "the device's page was closed (a cancelled "
@@ -89,8 +91,28 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "AUTOMATION_BUSY": ("DUMP_FAILED", "another automation tool holds UiAutomation"),
     "INVALID_DUMP": ("DUMP_FAILED", "the screen dump was malformed"),
     "MISSING_DEPENDENCY": ("MISSING_DEPENDENCY", "an optional package is not installed"),
+    "LOCAL_IO_ERROR": ("LOCAL_IO_ERROR", "a file of this computer could not be written or "
+                                         "read (full disk, read-only file system)"),
     "INTERNAL_ERROR": ("INTERNAL_ERROR", "a bug, or an answer nobody expected"),
 }
+
+
+def tool_verbs(prefix: str = "") -> dict[str, str]:
+    """How hints name other verbs when a model calls tools named ``prefix + name``
+    (the keys of :data:`baremobile.errors.PYTHON_VERBS`)."""
+    p = prefix
+    return {
+        "snapshot": f"the {p}snapshot tool",
+        "last_snapshot": f"the last {p}snapshot result",
+        "back": f"the {p}back tool",
+        "wakeup": f"the {p}press tool with key 'wakeup'",
+        "screenshot": f"the {p}screenshot tool",
+        "apps": f"the {p}list_apps tool",
+        "devices": f"the {p}devices tool",
+        "pick_device": f"pass device='<serial>' (or set it once with {p}configure)",
+        "list_files": f"the {p}list_files tool",
+        "reconnect": "call again: the next call connects afresh",
+    }
 
 
 def _category(exc: BaremobileError) -> str:
@@ -108,10 +130,11 @@ def _category(exc: BaremobileError) -> str:
     return widest or "INTERNAL_ERROR"
 
 
-def error_data(exc: BaseException) -> dict[str, str]:
-    """``{"code", "message", "hint", "category"}`` for any exception."""
+def error_data(exc: BaseException, verbs: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{"code", "message", "hint", "category"}`` for any exception; the hint names other
+    verbs in ``verbs``' words (default: the tools', :func:`tool_verbs`)."""
     if isinstance(exc, BaremobileError):
-        data = exc.to_dict()
+        data = exc.to_dict(tool_verbs() if verbs is None else verbs)
         if data["code"] == "ERROR":  # the bare base class: nothing more precise was meant
             data["code"] = "INTERNAL_ERROR"
         data["category"] = _category(exc) if data["code"] != "INTERNAL_ERROR" \
@@ -126,8 +149,28 @@ def error_data(exc: BaseException) -> dict[str, str]:
     }
 
 
-def _failure(name: str, exc: BaseException) -> dict[str, Any]:
-    return {"ok": False, "tool": name, "error": error_data(exc)}
+def _failure(name: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
+    return {"ok": False, "tool": name, "error": error_data(exc, tool_verbs(prefix))}
+
+
+# ---------------------------------------------------------------------------------------
+# logging arguments without secrets
+# ---------------------------------------------------------------------------------------
+
+#: Arguments that may carry secrets (a typed password): logs show their length only.
+SECRET_ARGUMENTS: dict[str, tuple[str, ...]] = {"type": ("text",), "set_text": ("text",)}
+
+
+def redacted(name: Any, arguments: Any, prefix: str = "") -> Any:
+    """``arguments`` of tool ``name`` as a log may show them: typed text becomes
+    ``"<N characters>"``; everything else as it is."""
+    if not isinstance(name, str) or not isinstance(arguments, Mapping):
+        return arguments
+    bare = name[len(prefix):] if prefix and name.startswith(prefix) else name
+    secret = SECRET_ARGUMENTS.get(bare, ())
+    return {k: (f"<{len(v)} characters>" if k in secret and isinstance(v, str) else
+                "<hidden>" if k in secret else v)
+            for k, v in arguments.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -300,10 +343,10 @@ def call(
         if isinstance(exc, PageClosed) and session is not None and ctx is not None \
                 and ctx._page is not None:
             session.forget(ctx._page)  # the next call connects afresh
-        return _failure(shown, exc)
+        return _failure(shown, exc, prefix)
     except Exception as exc:  # a bug or an unexpected answer: data, and the log has the rest
         log.exception("%s raised an unexpected error", shown)
-        return _failure(shown, exc)
+        return _failure(shown, exc, prefix)
 
 
 # ---------------------------------------------------------------------------------------

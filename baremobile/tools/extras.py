@@ -13,9 +13,10 @@ import re
 import string
 from typing import Any
 
-from baremobile.device import typing_plan, validate_package
+from baremobile.device import clear_plan, typing_plan, validate_package
 from baremobile.errors import BaremobileError, CommandFailed, InvalidArgument
 from baremobile.keycodes import KEYCODES
+from baremobile.tools import hostfiles
 
 __all__ = [
     "MissingDependency",
@@ -24,6 +25,7 @@ __all__ = [
     "grid_cell_center",
     "install_apk",
     "list_files",
+    "pull_to_host",
     "read_file",
     "statusbar",
     "type_focused",
@@ -48,20 +50,15 @@ class MissingDependency(BaremobileError):
 def type_focused(page: Any, text: str, *, clear: bool = False, submit: bool = False) -> None:
     """Type into whatever field has focus (no tap first).
 
-    ``clear=True`` selects all and deletes (``input keycombination``, Android 13+); on older
-    Android emptying a field needs to know its length — use ``page.type(ref, clear=True)``
-    with the focused field's ref instead (the ``type`` tool does).
+    ``clear=True`` empties it first: select all and delete on Android 13+; on older Android
+    the focused field is read from the device now and that many characters are deleted
+    (``INVALID_ARGUMENT`` when no text field has focus).
     """
     plan = typing_plan(text)
     commands: list[list[str]] = []
     if clear:
-        if page.device.api_level < 33:
-            raise InvalidArgument(
-                "cannot empty the focused field without knowing it on Android < 13",
-                hint="give the field's ref or selector")
-        commands += [["input", "keycombination", str(KEYCODES["CTRL_LEFT"]),
-                      str(KEYCODES["A"])],
-                     ["input", "keyevent", str(KEYCODES["DEL"])]]
+        api = page.device.api_level
+        commands += clear_plan(api, 0 if api >= 33 else page._focused_length("the focused field"))
     commands += plan
     if submit:
         commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
@@ -135,24 +132,62 @@ def _utf8(data: bytes, cut: bool) -> str | None:
         return None
 
 
-def read_file(page: Any, path: str, max_bytes: int) -> dict[str, Any]:
-    """A device file's content: text when it is UTF-8, else base64; cut at ``max_bytes``."""
-    data = page.pull(device_path(path))
-    size = len(data)
+#: What ``stat -L -c %F`` calls the files ``read_file`` refuses (reading a FIFO or a
+#: socket waits for a writer, possibly forever).
+_UNREADABLE_KINDS = ("directory", "fifo", "socket")
+
+
+def read_file(page: Any, path: str, max_bytes: int, offset: int = 0) -> dict[str, Any]:
+    """Up to ``max_bytes`` of a device file from byte ``offset`` on: text when it is UTF-8,
+    else base64. Only those bytes are read off the device (:meth:`Device.read_part`)."""
+    device_path(path)
+    size, kind = page.device.file_info(path)
+    if kind in _UNREADABLE_KINDS:
+        raise InvalidArgument(f"{path} is a {kind}, not a file",
+                              hint="list a directory with {list_files}" if kind == "directory"
+                              else "read_file reads regular files")
+    data = page.device.read_part(path, offset, max_bytes + 1)  # one more: is there more?
+    more = len(data) > max_bytes
     cut = data[:max_bytes]
-    out: dict[str, Any] = {"path": path, "size": size}
-    text = _utf8(cut, size > max_bytes)
+    text = _utf8(cut, more)
+    out: dict[str, Any] = {"path": path, "offset": offset}
     if text is not None:
         out["encoding"] = "utf-8"
         out["text"] = text
+        got = len(text.encode("utf-8"))  # a character cut in two is left for the next read
     else:
         out["encoding"] = "base64"
         out["base64"] = base64.b64encode(cut).decode("ascii")
-    if size > max_bytes:
+        got = len(cut)
+    end = offset + got
+    # stat's size, unless the file is a virtual one (/proc) that reports 0 but has content
+    out["size"] = size if size >= end or not got else None
+    if more:
         out["truncated"] = True
-        out["note"] = (f"cut: the first {max_bytes} of {size} bytes — pass a larger max_bytes "
-                       "to read more")
+        out["next_offset"] = end
+        out["note"] = (f"cut: bytes {offset}–{end} of {size if out['size'] else 'more'}"
+                       f" — read on with offset={end}, or pass a larger max_bytes")
+    elif offset and not got and size and offset >= size:
+        out["note"] = f"offset {offset} is past the end of the file ({size} bytes)"
     return out
+
+
+def pull_to_host(page: Any, path: str, files_dir: str | None, local_path: str,
+                 *, overwrite: bool) -> tuple[str, int]:
+    """Stream a device file into a file of the files directory (written beside, renamed
+    into place when complete); returns ``(path shown, bytes)``."""
+    device_path(path)
+
+    def fill(f: Any) -> int:
+        try:
+            return int(page.pull_into(path, f))
+        except CommandFailed as exc:
+            if not exc.hint:
+                exc.hint = "check the device path: list its folder ({list_files})"
+            raise
+
+    shown, count = hostfiles.pull_to_host_file(files_dir, local_path, fill, overwrite=overwrite)
+    return shown, int(count)  # type: ignore[call-overload]
 
 
 # -- system UI -----------------------------------------------------------------------------

@@ -10,25 +10,36 @@ their paths. So they only work inside one directory the operator names
   ``~`` is not expanded and ``..`` is refused;
 * the path is resolved (symlinks followed) and must stay inside the directory, so a
   symlink pointing out of it is refused too;
-* writing never replaces an existing file unless the call says ``overwrite: true``, and
-  never follows a symlink at the last step (``O_NOFOLLOW``);
-* the operating system's errors (missing folder, a directory, no permission) come back
-  as ``INVALID_ARGUMENT`` saying what is wrong.
+* only regular files with one link are read or replaced: a FIFO, socket or device file
+  (which could block a call forever) and a hard link (whose other name may lie outside
+  the directory) are refused, without ever being opened for writing;
+* writing goes to a temporary file beside the target, renamed over it when complete
+  (:mod:`baremobile.localfiles`): a failed pull never destroys the old file, and an
+  existing file is never replaced unless the call says ``overwrite: true``;
+* pulled files stream to disk (memory stays small whatever their size);
+* the operating system's errors come back typed: a missing folder, a directory or no
+  permission as ``INVALID_ARGUMENT``, a full disk or read-only file system as
+  ``LOCAL_IO_ERROR``.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
+from collections.abc import Callable
+from typing import BinaryIO
 
-from baremobile.errors import InvalidArgument
+from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.localfiles import atomic_writer, os_error
 from baremobile.tools.session import NotAllowed
 
-__all__ = ["read_host_file", "resolve", "write_host_file"]
+__all__ = ["pull_to_host_file", "read_host_file", "resolve", "write_host_file"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not wait for a writer
+_PATH_HINT = ("paths are relative to the files directory; list it with your own tools, "
+              "not the phone's")
 
 _DISABLED_HINT = (
     "the operator can enable it with a files directory: baremobile mcp --files-dir DIR, "
@@ -62,19 +73,21 @@ def _shown(root: str, real: str) -> str:
     return os.path.relpath(real, root)
 
 
-def _os_error(exc: OSError, what: str) -> InvalidArgument:
-    reason = {
-        errno.ENOENT: "does not exist",
-        errno.EISDIR: "is a directory",
-        errno.ENOTDIR: "has a part that is not a directory",
-        errno.EACCES: "is not accessible (permission denied)",
-        errno.EPERM: "is not accessible (operation not permitted)",
-        errno.ELOOP: "is a symlink",
-        errno.EEXIST: "already exists",
-        errno.ENOSPC: "cannot be written: the disk is full",
-    }.get(exc.errno or 0, f"cannot be used: {exc.strerror or type(exc).__name__}")
-    return InvalidArgument(f"{what} {reason}", hint="paths are relative to the files directory; "
-                                                    "list it with your own tools, not the phone's")
+def _os_error(exc: OSError, what: str) -> BaremobileError:
+    return os_error(exc, what, hint=_PATH_HINT)
+
+
+def _refuse_odd(st: os.stat_result, what: str) -> None:
+    """Only a regular file with one name may be read or replaced."""
+    if stat.S_ISDIR(st.st_mode):
+        raise InvalidArgument(f"{what} is a directory", hint="give a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidArgument(f"{what} is not a regular file (a FIFO, socket or device)",
+                              hint="only regular files are read or written")
+    if st.st_nlink > 1:
+        raise InvalidArgument(f"{what} has {st.st_nlink} hard links: refused, as its other "
+                              "names may lie outside the files directory",
+                              hint="use a file with a single name (copy it, don't link it)")
 
 
 def read_host_file(root: str | None, given: str) -> tuple[str, bytes]:
@@ -83,15 +96,11 @@ def read_host_file(root: str | None, given: str) -> tuple[str, bytes]:
     assert root is not None
     what = f"local file {_shown(root, real)!r}"
     try:
-        fd = os.open(real, os.O_RDONLY | _NOFOLLOW | _BINARY)
+        fd = os.open(real, os.O_RDONLY | _NOFOLLOW | _BINARY | _NONBLOCK)
     except OSError as exc:
         raise _os_error(exc, what) from None
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise InvalidArgument(f"{what} is a directory", hint="give a file")
-        if not stat.S_ISREG(mode):
-            raise InvalidArgument(f"{what} is not a regular file")
+        _refuse_odd(os.fstat(fd), what)
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -107,6 +116,17 @@ def read_host_file(root: str | None, given: str) -> tuple[str, bytes]:
 
 def write_host_file(root: str | None, given: str, data: bytes, *, overwrite: bool) -> str:
     """Write ``data`` to a file inside ``root``; returns the path shown to the model."""
+    return pull_to_host_file(root, given, lambda f: f.write(data), overwrite=overwrite)[0]
+
+
+def pull_to_host_file(
+    root: str | None, given: str, fill: Callable[[BinaryIO], object], *, overwrite: bool
+) -> tuple[str, object]:
+    """Create or replace a file inside ``root`` with what ``fill(file)`` writes into it.
+
+    ``fill`` streams into a temporary file beside the target; only when it returns is the
+    file renamed into place. Returns ``(path shown to the model, what fill returned)``.
+    """
     real = resolve(root, given)
     assert root is not None
     shown = _shown(root, real)
@@ -116,23 +136,18 @@ def write_host_file(root: str | None, given: str, data: bytes, *, overwrite: boo
         raise InvalidArgument(
             f"the folder {_shown(root, parent)!r} does not exist in the files directory",
             hint="save into an existing folder (or the files directory itself)")
-    if os.path.isdir(real):
-        raise InvalidArgument(f"{what} is a directory", hint="give a file name")
-    if os.path.lexists(real) and not overwrite:
-        raise InvalidArgument(f"{what} already exists",
-                              hint="pass overwrite: true to replace it, or choose another name")
-    flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _BINARY
-    flags |= os.O_TRUNC if overwrite else os.O_EXCL
     try:
-        fd = os.open(real, flags, 0o644)
+        st = os.lstat(real)
+    except FileNotFoundError:
+        st = None
     except OSError as exc:
         raise _os_error(exc, what) from None
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    except OSError as exc:
-        raise _os_error(exc, what) from None
-    finally:
-        os.close(fd)
-    return shown
+    if st is not None:
+        _refuse_odd(st, what)
+        if not overwrite:
+            raise InvalidArgument(f"{what} already exists",
+                                  hint="pass overwrite: true to replace it, or choose another "
+                                       "name")
+    with atomic_writer(real, overwrite=overwrite, what=what, hint=_PATH_HINT) as f:
+        result = fill(f)
+    return shown, result

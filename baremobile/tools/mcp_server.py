@@ -13,7 +13,9 @@
 * a call the client cancels (or one still running at shutdown) is abandoned at once and
   the page it acts on is closed, so the device is free again (the next call reconnects);
 * host files only inside ``--files-dir``; scenario files and device specs only as the
-  operator allows (``--allow-scenarios``, ``--allow-device``).
+  operator allows (``--allow-scenarios``, ``--allow-device``);
+* logs never hold typed text (``type`` calls are logged with its length only, unless
+  ``--log-typed-text``), and ``--log-file`` is created readable by its owner only (0600).
 
 Built on the SDK's low-level ``Server`` (not FastMCP): the tool table already has
 JSON schemas, so tools/list serves them as they are and tools/call goes to
@@ -30,6 +32,7 @@ import os
 import re
 import secrets
 import socket
+import stat
 import sys
 import threading
 from typing import Any
@@ -50,7 +53,7 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
                       "pip install 'baremobile[mcp]'") from _exc
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import TEXT_PAYLOADS, call, to_text
+from baremobile.tools.dispatch import TEXT_PAYLOADS, call, redacted, to_text
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
@@ -87,8 +90,10 @@ def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
                                 is_error=not result.get("ok"))
 
 
-def build_server(session: Session, *, groups: Any = (), prefix: str = "") -> Server[Any]:
-    """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed."""
+def build_server(session: Session, *, groups: Any = (), prefix: str = "",
+                 log_typed_text: bool = False) -> Server[Any]:
+    """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed.
+    Calls are logged with typed text as its length, unless ``log_typed_text``."""
     from baremobile import __version__
 
     check_prefix(prefix)
@@ -114,7 +119,8 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "") -> Ser
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, arguments = params.name, params.arguments
-        log.info("call %s %s", name, _short(arguments))
+        log.info("call %s %s", name,
+                 _short(arguments if log_typed_text else redacted(name, arguments, prefix)))
         worker: list[int] = []
 
         def work() -> dict[str, Any]:
@@ -260,7 +266,7 @@ def _setup_logging(log_file: str | None, verbose: bool) -> None:
         handler.setLevel(logging.INFO if verbose else logging.WARNING)
         root.addHandler(handler)
     if log_file:
-        fh = logging.FileHandler(log_file, encoding="utf-8")
+        fh = logging.StreamHandler(_private_log(log_file))
         fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         fh.setLevel(logging.INFO)
         root.addHandler(fh)
@@ -268,6 +274,22 @@ def _setup_logging(log_file: str | None, verbose: bool) -> None:
             if h is not fh and isinstance(h, logging.StreamHandler):
                 h.setLevel(logging.INFO if verbose else logging.WARNING)
     root.setLevel(logging.INFO if (verbose or log_file) else logging.WARNING)
+
+
+def _private_log(path: str) -> Any:
+    """``path`` opened for appending, created 0600 (an existing file of ours is made
+    0600 too: a log may hold device names, paths and screen text)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError as exc:
+        raise InvalidArgument(f"--log-file {path!r} cannot be opened: "
+                              f"{exc.strerror or exc}", hint="give a writable file path") \
+            from None
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 and \
+            hasattr(os, "fchmod") and st.st_uid == os.getuid():
+        os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -290,7 +312,8 @@ def run(args: argparse.Namespace) -> int:
         changes["max_chars"] = args.max_chars
     if changes:
         session.configure(**changes)
-    server = build_server(session, groups=args.groups, prefix=prefix)
+    server = build_server(session, groups=args.groups, prefix=prefix,
+                          log_typed_text=getattr(args, "log_typed_text", False))
     try:
         if args.http:
             host, port = parse_http(args.http)

@@ -17,7 +17,10 @@ never changeable by a tool call:
 * ``files_dir`` — the one directory of this computer that ``push_file``, ``pull_file`` and
   ``install_app`` may read or write (None, the default: those tools are refused);
 * ``allow_devices`` — the only device specs a call or ``configure`` may name (None: any
-  serial, ``host:port``, ``usb``, ``adb:`` spec); plain ``"virtual"`` is always allowed;
+  serial, ``host:port``, ``usb``, ``adb:`` spec); plain ``"virtual"`` is always allowed.
+  It holds for every way a device is chosen: a call naming none (or ``"auto"``) reaches
+  ``$ANDROID_SERIAL`` only if that is allowed, else the one ready device discovery lists
+  *among the allowed ones* — never another;
 * ``allow_scenarios`` — whether ``"virtual:FILE.yaml"`` may be named (it reads a file of
   this computer); off by default;
 * ``max_virtual_phones`` — how many in-process virtual phones the session may start.
@@ -34,7 +37,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from baremobile.errors import BaremobileError, Busy, DeviceNotFound, InvalidArgument
+from baremobile.errors import (
+    BaremobileError,
+    Busy,
+    DeviceNotFound,
+    InvalidArgument,
+    InvalidScenario,
+    MultipleDevices,
+)
 
 __all__ = ["NotAllowed", "Options", "Session", "SessionClosed"]
 
@@ -280,6 +290,39 @@ class Session:
             return f"{hp[0]}:{hp[1]}"
         return key
 
+    def _allowed_auto(self) -> str:
+        """The spec ``auto`` stands for under an allow-list: ``$ANDROID_SERIAL`` if allowed,
+        else the one ready device discovery lists among the allowed ones."""
+        assert self.allow_devices is not None
+        env = os.environ.get("ANDROID_SERIAL", "").strip()
+        if env:  # what connect() would use: only if the operator allowed it
+            return self.check_allowed(env)
+        ready = [d for d in _discover() if d.ready]
+        allowed = [spec for spec in map(self._allowed_spec, ready) if spec is not None]
+        if len(allowed) == 1:
+            return allowed[0]
+        if len(allowed) > 1:
+            raise MultipleDevices(allowed, hint="pick one: pass device, or set it once with "
+                                                "configure")
+        names = ", ".join(sorted(self.allow_devices | {"virtual"}))
+        if ready:
+            raise NotAllowed(f"none of the {len(ready)} ready device(s) is on this session's "
+                             "allow-list", hint=f"name an allowed device: {names}")
+        raise DeviceNotFound("no Android device found", hint=f"allowed devices: {names}")
+
+    def _allowed_spec(self, d: Any) -> str | None:
+        """The allowed spec that reaches discovered device ``d``, or None."""
+        assert self.allow_devices is not None
+        names = [d.serial]
+        if d.via == "adb-server":
+            names.append("adb:" + d.serial)
+        elif d.via == "usb":
+            names.append("usb")
+        for name in names:
+            if name in self.allow_devices or name == self._operator_device:
+                return name
+        return None
+
     def _connected(self, serial: str | None) -> Any:
         if serial is None:
             return None
@@ -296,6 +339,14 @@ class Session:
         if self._closed:
             raise SessionClosed("this session is closed")
         key = self.check_allowed(self.spec(device))
+        if key == "auto" and self.allow_devices is not None:
+            with self._mutex:
+                page = self._pages.get(key)
+            if page is None:  # discovery may only pick an allowed device
+                page = self.page(self._allowed_auto())
+                with self._mutex:
+                    self._pages[key] = page
+            return page
         with self._mutex:
             page = self._pages.get(key)
         if page is not None:
@@ -332,14 +383,8 @@ class Session:
         log.info("connecting to %s", key)
         try:
             page = self._connect(None if key == "auto" else key, **self._connect_options)
-        except BaremobileError:
-            raise
-        except ValueError as exc:  # ScenarioError: never echo the file's content
-            from baremobile.virtual.scenario import ScenarioError
-
-            if not isinstance(exc, ScenarioError):
-                raise
-            log.warning("cannot load the scenario of %s: %s", key, exc)
+        except InvalidScenario as exc:  # never echo the file's content to the model
+            log.warning("cannot load the scenario of %s: %s", key, exc.message)
             raise InvalidArgument(
                 f"the scenario of {key!r} cannot be loaded (missing, unreadable or not a "
                 "valid scenario; details are in the server log)",

@@ -224,26 +224,9 @@ def _long_press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     return {"done": f"long-pressed {_what(t)} for {ms} ms"}
 
 
-def _focused_field(snap: Any) -> Any:
-    """The RefNode of the text field that has focus in ``snap``, or None."""
-    return next((r for r in snap.refs.values() if r.focused and r.editable), None)
-
-
 def _type(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     t = _target(a, optional=True)
     clear, submit = a.get("clear", False), a.get("submit", False)
-    if t is None and clear:
-        # emptying needs the field: its ref makes Page.type delete what the dump shows
-        field = _focused_field(ctx.page.snapshot())
-        if field is not None:
-            ctx.page.type(field.ref, a["text"], clear=True, submit=submit)
-            return {"done": f"typed {len(a['text'])} characters into the focused field "
-                            f"(ref {field.ref}, emptied first)"
-                            + (" and pressed Enter" if submit else "")}
-        elif ctx.page.device.api_level < 33:
-            raise InvalidArgument(
-                "clear=true: no focused text field is on screen, so it cannot be emptied",
-                hint="give the field's ref or selector (take a snapshot: it is a TextInput)")
     if t is None:
         extras.type_focused(ctx.page, a["text"], clear=clear, submit=submit)
         where = "the focused field"
@@ -416,7 +399,7 @@ def _list_files(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    return extras.read_file(ctx.page, a["path"], a.get("max_bytes", 20_000))
+    return extras.read_file(ctx.page, a["path"], a.get("max_bytes", 20_000), a.get("offset", 0))
 
 
 def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -432,10 +415,9 @@ def _push_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _pull_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    data = ctx.page.pull(extras.device_path(a["path"]))
-    shown = hostfiles.write_host_file(ctx.files_dir, a["local_path"], data,
+    shown, size = extras.pull_to_host(ctx.page, a["path"], ctx.files_dir, a["local_path"],
                                       overwrite=a.get("overwrite", False))
-    return {"done": f"copied {a['path']} to {shown} ({len(data)} bytes)"}
+    return {"done": f"copied {a['path']} to {shown} ({size} bytes)"}
 
 
 def cut_log(text: str, max_chars: int | None) -> dict[str, Any]:
@@ -728,12 +710,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         returns="'entries' and 'count'.",
     ),
     ToolSpec(
-        "read_file", "Read a file on the device.",
+        "read_file", "Read a file on the device (or a part of it).",
         {"path": PARAMS["path"],
          "max_bytes": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
-                       "description": "return at most this many bytes (default 20000)"}},
+                       "description": "return at most this many bytes (default 20000)"},
+         "offset": {"type": "integer", "minimum": 0,
+                    "description": "start at this byte (default 0): to read on after a cut "
+                                   "result, pass its next_offset"}},
         _read_file, required=("path",), group="files", read_only=True,
-        returns="the content as text (UTF-8) or base64, its 'size', and a note when cut.",
+        returns="the content as text (UTF-8) or base64, its 'size', and when cut "
+                "'truncated', 'next_offset' and a note.",
     ),
     ToolSpec(
         "write_file", "Write text to a file on the device (replacing it).",

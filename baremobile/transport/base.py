@@ -13,11 +13,13 @@ with stderr apart from stdout. Older ones get a sentinel: the command is followe
 
 from __future__ import annotations
 
+import io
 import secrets
 import struct
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError
 
@@ -27,6 +29,8 @@ __all__ = [
     "ShellResult",
     "Transport",
     "ShellV2Decoder",
+    "Sink",
+    "check_text",
     "with_sentinel",
     "split_sentinel",
 ]
@@ -69,6 +73,33 @@ class ShellResult:
         return self
 
 
+class Sink(Protocol):
+    """Where streamed bytes go: anything with ``write(bytes)`` (an open binary file)."""
+
+    def write(self, data: bytes, /) -> Any: ...
+
+
+class SinkRelay(io.BytesIO):
+    """A BytesIO that keeps nothing: it hands every write on to ``sink`` (adb-shell pulls
+    only into a BytesIO). A failure of the sink itself is kept in ``error``, so that the
+    caller re-raises it as what it is — a local write error, not a device fault."""
+
+    def __init__(self, sink: Sink) -> None:
+        super().__init__()
+        self._sink = sink
+        self.count = 0
+        self.error: BaseException | None = None
+
+    def write(self, data: Any, /) -> int:
+        try:
+            self._sink.write(data)
+        except BaseException as exc:
+            self.error = exc
+            raise
+        self.count += len(data)
+        return len(data)
+
+
 class Transport(ABC):
     """Bytes to and from one device. Implementations are thread-safe.
 
@@ -102,6 +133,7 @@ class Transport(ABC):
         ``shell,v2`` when the device has it (stdout, stderr and the status apart); else the
         command in a subshell followed by a sentinel echo of ``$?`` (stderr merged).
         """
+        check_text("the command", command)
         t = self._timeout(timeout)
         if "shell_v2" in self.features:
             chunks = self.open_service("shell,v2,raw", command, timeout=t)
@@ -118,6 +150,7 @@ class Transport(ABC):
 
         ``timeout`` bounds the whole command. Close the iterator to abandon it early.
         """
+        check_text("the command", command)
         return self.open_service("exec", command, timeout=self._timeout(timeout))
 
     def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
@@ -133,6 +166,16 @@ class Transport(ABC):
     @abstractmethod
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
         """Read ``path`` from the device (sync ``RECV``)."""
+
+    def pull_into(self, path: str, sink: Sink, *, timeout: float | None = None) -> int:
+        """Stream ``path`` into ``sink`` as it arrives (sync ``RECV``); returns the byte
+        count. An exception of the sink's own (a full disk) is raised as it is.
+
+        This fallback reads the whole file first; the built-in transports stream.
+        """
+        data = self.pull(path, timeout=timeout)
+        sink.write(data)
+        return len(data)
 
     @abstractmethod
     def close(self) -> None:
@@ -150,9 +193,27 @@ class Transport(ABC):
 
 
 def check_path(verb: str, path: object) -> None:
-    """A device path must be a non-empty string without NUL."""
+    """A device path must be a non-empty string without NUL that UTF-8 can carry."""
     if not isinstance(path, str) or not path or "\0" in path:
         raise InvalidArgument(f"{verb} needs a device path (a non-empty string), not {path!r}")
+    check_text(f"the {verb} path", path)
+
+
+def check_text(what: str, text: str) -> None:
+    """Refuse text the device cannot be sent — a lone surrogate has no UTF-8 form — before
+    anything is sent (the connection would otherwise fail halfway through a message)."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = ord(text[exc.start])
+        raise InvalidArgument(
+            f"{what} contains a lone surrogate (U+{bad:04X} at index {exc.start}), which "
+            "cannot be sent to the device; nothing was sent",
+            hint="pass well-formed text: a character outside the BMP as itself, not as one "
+            "half of a UTF-16 surrogate pair",
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------

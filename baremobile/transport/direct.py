@@ -48,7 +48,7 @@ from baremobile.errors import (
     ProtocolError,
     ServiceRefused,
 )
-from baremobile.transport.base import DEFAULT_TIMEOUT, Transport
+from baremobile.transport.base import DEFAULT_TIMEOUT, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.keys import AdbKey, load_signers
 
@@ -393,7 +393,7 @@ class DirectTransport(Transport):
                 raise DeviceDisconnected(
                     f"{self.serial} asks for TLS (an Android 11+ wireless-debugging port)",
                     hint="pair and connect it with 'adb pair' / 'adb connect', then pass its "
-                    "serial: connect(device='<serial>') goes through the adb server",
+                    "serial: {pick_device} goes through the adb server",
                 ) from None
             if prompted.is_set() and isinstance(
                 exc, (adb_exc.TcpTimeoutException, adb_exc.AdbTimeoutError, TimeoutError)
@@ -517,15 +517,25 @@ class DirectTransport(Transport):
         self._sync(f"push to {path}", t, op)
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
+        buf = io.BytesIO()
+        self.pull_into(path, buf, timeout=timeout)
+        return buf.getvalue()
+
+    def pull_into(self, path: str, sink: Sink, *, timeout: float | None = None) -> int:
         t = self._timeout(timeout)
         _check_path("pull", path)
+        relay = SinkRelay(sink)
 
-        def op(device: AdbDevice) -> bytes:
-            buf = io.BytesIO()
-            device.pull(path, buf, transport_timeout_s=t, read_timeout_s=t)
-            return buf.getvalue()
+        def op(device: AdbDevice) -> int:
+            device.pull(path, relay, transport_timeout_s=t, read_timeout_s=t)
+            return relay.count
 
-        return self._sync(f"pull of {path}", t, op)
+        try:
+            return self._sync(f"pull of {path}", t, op)
+        except BaremobileError:
+            if relay.error is not None:  # the sink failed, not the device
+                raise relay.error from None
+            raise
 
     def __repr__(self) -> str:
         state = "connected" if self._device is not None else "idle"

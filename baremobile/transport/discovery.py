@@ -5,7 +5,9 @@ Device specs (``connect(device=...)``):
 ============================  =============================================================
 ``None`` / ``"auto"``         ``$ANDROID_SERIAL`` if set; else the adb server's devices if
                               one answers; else local emulator adbd ports (5555–5585, odd);
-                              else USB. Exactly one ready device is required.
+                              else USB — plus the virtual phones ``baremobile virtual``
+                              announced (:mod:`.registry`). Exactly one ready device is
+                              required.
 ``"host:port"``               adbd directly over TCP (``adb tcpip``, emulators, the
                               virtual phone). A TLS-only wireless-debugging port is
                               reached through the adb server when it knows the serial.
@@ -33,6 +35,7 @@ from baremobile.errors import (
     DevicePermissionDenied,
     DeviceUnauthorized,
     InvalidArgument,
+    InvalidScenario,
     MultipleDevices,
 )
 from baremobile.transport.base import Transport
@@ -53,7 +56,7 @@ class DeviceInfo:
 
     serial: str  #: what to pass as ``connect(device=...)``
     state: str  #: ``device`` (ready), ``unauthorized``, ``offline``, ``authorizing`` …
-    kind: str  #: ``emulator``, ``tcp``, ``usb``
+    kind: str  #: ``emulator``, ``tcp``, ``usb``, ``virtual`` (``baremobile virtual``)
     via: str  #: ``adb-server``, ``direct`` (TCP), ``usb``
     model: str = ""
     product: str = ""
@@ -126,17 +129,42 @@ def _usb_devices(tried: list[str]) -> list[DeviceInfo]:
     return [DeviceInfo(f"usb:{s}", "device", "usb", "usb") for s in serials]
 
 
+def _announced_devices(tried: list[str], timeout: float) -> list[DeviceInfo]:
+    """The virtual phones ``baremobile virtual`` runs (see :mod:`.registry`)."""
+    from baremobile.transport.registry import announced
+
+    found = [
+        DeviceInfo(
+            f"{r['host']}:{r['port']}",
+            "device" if _port_open(r["host"], r["port"], timeout) else "offline",
+            "virtual",
+            "direct",
+            str(r.get("model", "")),
+        )
+        for r in announced()
+    ]
+    tried.append(f"virtual phones announced by 'baremobile virtual': {len(found)}")
+    return found
+
+
+def _with(found: list[DeviceInfo], more: list[DeviceInfo]) -> list[DeviceInfo]:
+    """``found`` plus the devices of ``more`` it does not list yet."""
+    seen = {d.serial for d in found}
+    return found + [d for d in more if d.serial not in seen]
+
+
 def devices(*, probe_timeout: float = 0.2) -> list[DeviceInfo]:
     """Every device reachable now, ready or not (``state`` tells).
 
     With an adb server running, its list is the truth (it owns USB devices and
     emulators); without one, local emulator ports are probed and USB is enumerated.
+    Either way the virtual phones ``baremobile virtual`` announced are added.
     """
     tried: list[str] = []
     listed = _server_devices(tried)
-    if listed is not None:
-        return listed
-    return _emulator_devices(tried, probe_timeout) + _usb_devices(tried)
+    if listed is None:
+        listed = _emulator_devices(tried, probe_timeout) + _usb_devices(tried)
+    return _with(listed, _announced_devices(tried, probe_timeout))
 
 
 def _pick(candidates: list[DeviceInfo], tried: list[str]) -> DeviceInfo:
@@ -239,7 +267,7 @@ def _server(serial: str, **options: Any) -> ServerTransport:
         known = ", ".join(d.serial for d in listed) or "none"
         raise DeviceNotFound(
             f"the adb server does not know {serial!r} (it has: {known})",
-            hint="check the serial with baremobile.devices(); for a network device "
+            hint="check the serial with {devices}; for a network device "
             "pass 'host:port'",
         )
     if match.state in ("unauthorized", "authorizing"):
@@ -257,11 +285,16 @@ def _server(serial: str, **options: Any) -> ServerTransport:
 def _auto(**options: Any) -> Transport:
     tried: list[str] = []
     listed = _server_devices(tried)
-    if listed is not None and listed:
-        chosen = _pick(listed, tried)
+    if not listed:
+        listed = _emulator_devices(tried, 0.2) + _usb_devices(tried)
+    chosen = _pick(_with(listed, _announced_devices(tried, 0.2)), tried)
+    return _open_chosen(chosen, **options)
+
+
+def _open_chosen(chosen: DeviceInfo, **options: Any) -> Transport:
+    """A connected transport to a device :func:`devices` listed, by the route it was seen."""
+    if chosen.via == "adb-server":
         return _server(chosen.serial, **options)
-    candidates = _emulator_devices(tried, 0.2) + _usb_devices(tried)
-    chosen = _pick(candidates, tried)
     if chosen.via == "usb":
         return _direct(usb_serial=chosen.serial.partition(":")[2], **options)
     hp = parse_host_port(chosen.serial)
@@ -286,12 +319,16 @@ class VirtualTransport(DirectTransport):
 
 def _virtual(scenario: str | None, **options: Any) -> VirtualTransport:
     from baremobile.virtual import VirtualPhone
+    from baremobile.virtual.scenario import ScenarioError
 
-    phone = VirtualPhone(
-        scenario,
-        auth="none",
-        api_level=options.pop("api_level", 35),
-    ).start()
+    try:
+        phone = VirtualPhone(
+            scenario,
+            auth="none",
+            api_level=options.pop("api_level", 35),
+        ).start()
+    except ScenarioError as exc:  # the phone knows no baremobile errors: type it here
+        raise InvalidScenario(str(exc)) from None
     try:
         t = VirtualTransport(phone, **options)
         t.connect()

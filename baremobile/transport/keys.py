@@ -5,6 +5,11 @@
 * :func:`load_signers` — the key at that path (generated there, mode 0600, when missing)
   plus every key named by ``ADB_VENDOR_KEYS`` (files or directories, ``:``-separated),
   as adb does.
+* Generation is race-free across processes: each writes its new key to a private
+  temporary file and hard-links it to ``adbkey`` — which fails if another process got
+  there first, and then everyone loads that one key (no last-writer-wins).
+* Problems with the key itself (unreadable, not RSA-2048, a folder that cannot be
+  written) are :class:`~baremobile.errors.AdbKeyError`, never a device error.
 * :class:`AdbKey` — signs the AUTH token with the ``rsa`` package
   (PKCS#1 v1.5 over the token as a pre-hashed SHA-1 digest) and hands out the public
   key in Android's format. It reads PKCS#8 (``BEGIN PRIVATE KEY``, what adb writes) and
@@ -15,6 +20,7 @@
 from __future__ import annotations
 
 import base64
+import errno
 import getpass
 import os
 import shutil
@@ -26,7 +32,7 @@ from pathlib import Path
 
 import rsa
 
-from baremobile.errors import InvalidArgument
+from baremobile.errors import AdbKeyError
 
 __all__ = ["AdbKey", "default_key_path", "ensure_key", "load_signers"]
 
@@ -68,8 +74,7 @@ class AdbKey:
     """One RSA-2048 key pair usable as an adb-shell signer (``Sign``, ``GetPublicKey``)."""
 
     def __init__(self, private_key: rsa.PrivateKey, public_line: str, path: Path | None = None):
-        if private_key.n.bit_length() > 8 * _MODULUS_BYTES:
-            raise InvalidArgument(f"{path or 'key'}: adb keys must be RSA-2048")
+        _check_size(private_key, path)
         self._key = private_key
         self.public_line = public_line.strip()
         self.path = path
@@ -81,8 +86,9 @@ class AdbKey:
         try:
             pem = p.read_bytes()
         except OSError as exc:
-            raise InvalidArgument(f"cannot read adb key {p}: {exc.strerror}") from None
+            raise AdbKeyError(f"cannot read adb key {p}: {exc.strerror}") from None
         key = _load_private_key(pem, p)
+        _check_size(key, p)
         pub = p.with_name(p.name + ".pub")
         line = ""
         if pub.is_file():
@@ -118,20 +124,28 @@ class AdbKey:
         return f"<AdbKey {self.path or '(memory)'} {self.fingerprint}>"
 
 
+def _check_size(key: rsa.PrivateKey, path: Path | None) -> None:
+    bits = key.n.bit_length()
+    if bits > 8 * _MODULUS_BYTES:
+        raise AdbKeyError(
+            f"{path or 'the key'} is an RSA-{bits} key; adb keys must be RSA-2048 "
+            "(adbd only accepts 2048-bit public keys)"
+        )
+
+
 def _load_private_key(pem: bytes, path: Path) -> rsa.PrivateKey:
     if b"BEGIN RSA PRIVATE KEY" in pem:
         try:
             return rsa.PrivateKey.load_pkcs1(pem, format="PEM")
         except Exception as exc:
-            raise InvalidArgument(f"{path} is not a readable RSA key: {exc}") from None
+            raise AdbKeyError(f"{path} is not a readable RSA key: {exc}") from None
     from adb_shell.auth.sign_pythonrsa import PythonRSASigner  # PKCS#8 unwrapping
 
     try:
         return PythonRSASigner(None, pem.decode("ascii")).priv_key
     except Exception as exc:
-        raise InvalidArgument(
+        raise AdbKeyError(
             f"{path} is not a readable adb key (PEM RSA private key expected): {exc}",
-            hint="move it away and let baremobile generate a new one, or pass key_path=...",
         ) from None
 
 
@@ -144,11 +158,20 @@ def ensure_key(path: str | os.PathLike[str] | None = None) -> AdbKey:
     p = Path(path) if path is not None else default_key_path()
     with _gen_lock:
         if not p.exists():
-            _generate(p)
+            try:
+                _generate(p)
+            except OSError as exc:
+                raise AdbKeyError(
+                    f"cannot create the adb key {p}: {exc.strerror or exc}",
+                    hint="make its folder writable, set $ANDROID_USER_HOME to a writable "
+                    "folder, or pass key_path=...",
+                ) from None
     return AdbKey.load(p)
 
 
 def _generate(path: Path) -> None:
+    """Create the key pair at ``path`` unless another process does so first (then its key
+    is kept: every process ends up loading the same one)."""
     from adb_shell.auth.keygen import keygen  # uses the cryptography package adb-shell needs
 
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -161,10 +184,34 @@ def _generate(path: Path) -> None:
         # fix the comment: adb-shell writes it without a separating newline
         pub = Path(tmp + ".pub").read_text().strip()
         Path(tmp + ".pub").write_text(pub + "\n")
+        if not _claim(tmp, path):
+            return  # another process created the key meanwhile: use theirs
         os.replace(tmp + ".pub", str(path) + ".pub")
-        os.replace(tmp, path)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _claim(tmp: str, path: Path) -> bool:
+    """Put the complete file ``tmp`` at ``path`` unless something is there already.
+
+    A hard link is atomic and never replaces an existing file; on a file system without
+    hard links an exclusive create (``O_EXCL``) decides, and the winner copies the key in.
+    """
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+            raise
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as f:
+        f.write(Path(tmp).read_bytes())
+    return True
 
 
 def load_signers(key_path: str | os.PathLike[str] | None = None) -> list[AdbKey]:
@@ -179,7 +226,7 @@ def load_signers(key_path: str | os.PathLike[str] | None = None) -> list[AdbKey]
                 continue
             try:
                 k = AdbKey.load(c)
-            except InvalidArgument:
+            except AdbKeyError:
                 continue
             if k.public_line.split()[0] not in seen:
                 seen.add(k.public_line.split()[0])

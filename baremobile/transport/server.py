@@ -14,6 +14,7 @@ direct adbd stream. One TCP connection per command, as adb itself does.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import socket
@@ -33,7 +34,7 @@ from baremobile.errors import (
     ProtocolError,
     ServiceRefused,
 )
-from baremobile.transport.base import DEFAULT_TIMEOUT, Transport
+from baremobile.transport.base import DEFAULT_TIMEOUT, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 
 __all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "server_address"]
@@ -230,7 +231,7 @@ def _translate_fail(serial: str, exc: _ServerFail) -> BaremobileError:
     if "no permissions" in low:
         return DevicePermissionDenied(f"{serial}: {msg}")
     if "not found" in low or "offline" in low:
-        return DeviceNotFound(f"{serial}: {msg}", hint="check 'adb devices' / baremobile.devices()")
+        return DeviceNotFound(f"{serial}: {msg}", hint="check 'adb devices' / {devices}")
     return ServiceRefused(msg)
 
 
@@ -300,17 +301,30 @@ class ServerTransport(Transport):
             sock.sendall(b"QUIT" + struct.pack("<I", 0))
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
+        buf = io.BytesIO()
+        self.pull_into(path, buf, timeout=timeout)
+        return buf.getvalue()
+
+    def pull_into(self, path: str, sink: Sink, *, timeout: float | None = None) -> int:
         _check_path("pull", path)
+        relay = SinkRelay(sink)
+        try:
+            return self._pull(path, relay, timeout)
+        except BaremobileError:
+            if relay.error is not None:  # the sink failed, not the device
+                raise relay.error from None
+            raise
+
+    def _pull(self, path: str, relay: SinkRelay, timeout: float | None) -> int:
         what = f"pull of {path}"
         deadline = _Deadline(self._timeout(timeout))
         with self.client.open(self.serial, "sync:", deadline) as sock, _typed(what, deadline):
             raw = path.encode()
             sock.sendall(b"RECV" + struct.pack("<I", len(raw)) + raw)
-            out = bytearray()
             while True:
                 ident, length = struct.unpack("<4sI", _recv_exact(sock, 8, deadline))
                 if ident == b"DATA":
-                    out += _recv_exact(sock, length, deadline)
+                    relay.write(_recv_exact(sock, length, deadline))
                 elif ident == b"DONE":
                     break
                 elif ident == b"FAIL":
@@ -319,7 +333,7 @@ class ServerTransport(Transport):
                 else:
                     raise ProtocolError(f"{what}: unexpected sync reply {ident!r}")
             sock.sendall(b"QUIT" + struct.pack("<I", 0))
-            return bytes(out)
+            return relay.count
 
     def close(self) -> None:
         """Nothing persistent to release (every command has its own socket)."""

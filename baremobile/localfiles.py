@@ -1,0 +1,160 @@
+"""Writing files of this computer so that a failure never costs the old file.
+
+Every file baremobile writes on this computer (``Screenshot.save``, the ``pull_file`` tool)
+goes through :func:`atomic_writer`: the bytes go to a temporary file beside the target (the
+same directory, so the same file system), which is flushed to disk and only then renamed
+over the target in one step. A full disk, a dropped device or an exception halfway leaves
+the old file exactly as it was (and no temporary file behind). The target itself is never
+opened, so a FIFO there cannot block the write and a hard link there is replaced, never
+written through.
+
+Errors are typed: a full disk, a read-only file system or an I/O error is
+:class:`~baremobile.errors.LocalIOError` (not the caller's fault); a missing folder, a
+directory, a refused permission or an existing file (without ``overwrite``) is
+:class:`~baremobile.errors.InvalidArgument`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from baremobile.errors import BaremobileError, InvalidArgument, LocalIOError
+
+__all__ = ["atomic_writer", "os_error", "write_atomically"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+#: errno values that are this computer's trouble, not a wrong path.
+_LOCAL_TROUBLE = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EIO: "an I/O error occurred",
+    errno.EFBIG: "the file is too large for the file system",
+    errno.EMFILE: "this process has too many open files",
+    errno.ENFILE: "the system has too many open files",
+}
+
+_EXISTS_HINT = "choose another name, or allow replacing the file (overwrite)"
+
+_REASONS = {
+    errno.ENOENT: "does not exist",
+    errno.EISDIR: "is a directory",
+    errno.ENOTDIR: "has a part that is not a directory",
+    errno.EACCES: "is not accessible (permission denied)",
+    errno.EPERM: "is not accessible (operation not permitted)",
+    errno.ELOOP: "is a symlink",
+    errno.EEXIST: "already exists",
+    errno.ENAMETOOLONG: "has a name that is too long",
+}
+
+
+def os_error(exc: OSError, what: str, *, hint: str | None = None) -> BaremobileError:
+    """``exc`` as a typed error about ``what`` (``"local file 'x.png'"``)."""
+    code = exc.errno or 0
+    if code in _LOCAL_TROUBLE:
+        return LocalIOError(f"{what} cannot be written: {_LOCAL_TROUBLE[code]}; "
+                            "nothing was changed")
+    reason = _REASONS.get(code, f"cannot be used: {exc.strerror or type(exc).__name__}")
+    return InvalidArgument(f"{what} {reason}", hint=hint)
+
+
+def _mode_to_keep(path: str, default: int) -> int:
+    """The permission bits an overwritten regular file had (a private file stays private)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return default
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else default
+
+
+@contextlib.contextmanager
+def atomic_writer(
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool,
+    what: str | None = None,
+    mode: int = 0o644,
+    hint: str | None = None,
+) -> Iterator[BinaryIO]:
+    """A binary file to write ``path``'s new content into; committed when the block ends.
+
+    The content goes to ``.<name>.<random>.part`` beside ``path``; at the end of the block
+    it is flushed, synced and renamed onto ``path`` (``overwrite=False``: linked, so that a
+    file created meanwhile is never replaced). If the block raises, the temporary file is
+    removed and ``path`` is untouched. ``what`` names the file in error messages.
+    """
+    target = os.fspath(path)
+    what = what or f"local file {target!r}"
+    folder, name = os.path.split(os.path.abspath(target))
+    if not overwrite and os.path.lexists(target):
+        raise InvalidArgument(f"{what} already exists", hint=_EXISTS_HINT)
+    tmp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.part")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY,
+                     _mode_to_keep(target, mode) if overwrite else mode)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise InvalidArgument(f"the folder of {what} does not exist",
+                                  hint=hint or "save into an existing folder") from None
+        raise os_error(exc, what, hint=hint) from None
+    committed = False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            try:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as exc:
+                raise os_error(exc, what, hint=hint) from None
+        _commit(tmp, target, overwrite, what, hint)
+        committed = True
+    finally:
+        if not committed:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _commit(tmp: str, target: str, overwrite: bool, what: str, hint: str | None) -> None:
+    try:
+        if overwrite:
+            os.replace(tmp, target)
+            return
+        try:
+            os.link(tmp, target)  # fails if the name exists: never replaces a file
+        except OSError as exc:
+            if exc.errno == errno.EEXIST:
+                raise
+            # a file system without hard links: check, then rename (a small window)
+            if os.path.lexists(target):
+                raise FileExistsError(errno.EEXIST, "exists", target) from None
+            os.replace(tmp, target)
+            return
+        with contextlib.suppress(OSError):  # the new file is in place either way
+            os.unlink(tmp)
+    except OSError as exc:
+        if exc.errno == errno.EEXIST:
+            raise InvalidArgument(f"{what} already exists", hint=_EXISTS_HINT) from None
+        raise os_error(exc, what, hint=hint) from None
+
+
+def write_atomically(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    overwrite: bool,
+    what: str | None = None,
+    mode: int = 0o644,
+    hint: str | None = None,
+) -> int:
+    """Write ``data`` to ``path`` through :func:`atomic_writer`; returns its length."""
+    with atomic_writer(path, overwrite=overwrite, what=what, mode=mode, hint=hint) as f:
+        f.write(data)
+    return len(data)
