@@ -106,14 +106,19 @@ def atomic_writer(
                                   hint=hint or "save into an existing folder") from None
         raise os_error(exc, what, hint=hint) from None
     committed = False
+    f = os.fdopen(fd, "wb")
     try:
-        with os.fdopen(fd, "wb") as f:
-            try:
-                yield f
-                f.flush()
-                os.fsync(f.fileno())
-            except OSError as exc:
-                raise os_error(exc, what, hint=hint) from None
+        try:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        except OSError as exc:
+            raise os_error(exc, what, hint=hint) from None
+        finally:
+            # after a failure the buffer may still hold bytes the disk will not take:
+            # closing must not replace the error being raised
+            with contextlib.suppress(OSError):
+                f.close()
         _commit(tmp, target, overwrite, what, hint)
         committed = True
     finally:

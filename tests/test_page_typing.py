@@ -256,3 +256,79 @@ def test_logcat_tag_and_selectors_run_nothing_unexpected(page_and_phone, s):
     page.find({"text": s, "desc_contains": s})  # selectors never reach a command line
     dumps = [c[0] for c in phone.events.commands(since=since)]
     assert set(dumps) <= {"rm", "uiautomator", "cat"}
+
+
+# -- clear=True below Android 13: the length comes from the device, never a stale snapshot --
+
+
+@pytest.fixture
+def android_11(adb_key):
+    """A Page on an Android 11 (API 30) phone's Messages conversation: no keycombination."""
+    from baremobile.virtual import VirtualPhone
+    from tests.conftest import free_port
+
+    with VirtualPhone(port=free_port(), api_level=30) as phone, \
+            connect(phone.address, keys=[adb_key]) as page:
+        page.launch("com.google.android.apps.messaging")
+        page.snapshot()
+        page.tap({"text": "Alex Kim"})
+        page.snapshot()
+        yield page, phone
+
+
+def test_clear_on_old_android_reads_the_length_now_not_from_the_stale_snapshot(android_11):
+    page, phone = android_11
+    ref = compose(page).ref
+    page.type(ref, "a" * 30)  # no snapshot after this: the last one shows the empty field
+    assert page.last_snapshot.refs[ref].text == "Text message"  # (its hint)
+    before = page.last_snapshot
+    page.type(ref, "wifi", clear=True)
+    assert page.last_snapshot is before  # reading the field did not renumber the refs
+    page.snapshot()
+    assert compose(page).text == "wifi"
+    assert "keycombination" not in {c[1] for c in phone.events.commands() if c[0] == "input"}
+
+
+def test_clear_on_old_android_deletes_what_the_field_holds_and_no_more_than_a_margin(android_11):
+    from baremobile.device import CLEAR_MARGIN
+
+    page, phone = android_11
+    ref = compose(page).ref
+    page.type(ref, "hello there")
+    since = phone.events.last_seq
+    page.type(ref, "x", clear=True)
+    dels = [e for e in phone.events.list("key", since=since) if e["keycode"] == 67]
+    assert len(dels) == len("hello there") + CLEAR_MARGIN
+
+
+def test_clear_on_old_android_empties_a_password_field(adb_key):
+    """A password's dump shows one bullet per character: the length is still right."""
+    from baremobile.virtual import VirtualPhone
+    from tests.conftest import free_port
+
+    with VirtualPhone(port=free_port(), api_level=30) as phone, \
+            connect(phone.address, keys=[adb_key]) as page:
+        page.launch("org.baremobile.notes")
+        snap = page.snapshot()
+        (pw,) = [r for r in snap.refs.values() if r.password]
+        page.type(pw.ref, "hunter2" * 4)  # the last snapshot still shows the hint
+        page.type(pw.ref, "s3cret", clear=True)
+        field = next(r for r in page.snapshot().refs.values() if r.password)
+        assert field.text == "\u2022" * len("s3cret")
+
+
+def test_clear_on_old_android_refuses_a_target_that_is_not_a_field(adb_key):
+    """No text field has focus after the tap: an honest error, never a false "emptied"."""
+    from baremobile.virtual import VirtualPhone
+    from tests.conftest import free_port
+
+    with VirtualPhone(port=free_port(), api_level=30) as phone, \
+            connect(phone.address, keys=[adb_key]) as page:
+        page.launch("org.baremobile.notes")
+        page.snapshot()
+        since = phone.events.last_seq
+        with pytest.raises(InvalidArgument, match="no text field has focus") as exc:
+            page.type({"text": "Sign in to Notes"}, "x", clear=True)
+        assert "ref or selector" in exc.value.hint
+        assert phone.events.list("text", since=since) == []  # nothing typed anywhere
+        assert phone.events.list("key", since=since) == []

@@ -54,6 +54,10 @@ def resolve(root: str | None, given: str) -> str:
                          "is switched off (no files directory is set)", hint=_DISABLED_HINT)
     if not isinstance(given, str) or not given.strip() or "\0" in given:
         raise InvalidArgument(f"{given!r} is not a file path")
+    try:
+        os.fsencode(given)
+    except UnicodeEncodeError:  # a lone surrogate no file name can hold
+        raise InvalidArgument(f"{given!r} is not a file path this computer can use") from None
     if given.startswith("~"):
         raise NotAllowed(f"{given!r}: '~' is not expanded; paths are relative to the files "
                          "directory", hint="e.g. 'app.apk' or 'screens/home.png'")

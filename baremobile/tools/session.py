@@ -48,6 +48,8 @@ from baremobile.errors import (
 
 __all__ = ["NotAllowed", "Options", "Session", "SessionClosed"]
 
+from baremobile.transport.base import check_text
+
 log = logging.getLogger("baremobile.tools")
 
 
@@ -183,6 +185,7 @@ class Session:
         """The spec as the session files it: ``auto``, ``virtual``, ``virtual:<real path>``,
         or the spec itself."""
         spec = (spec or "").strip()
+        check_text("the device spec", spec)
         if not spec or spec == "auto":
             return "auto"
         if spec in ("virtual", "virtual:"):

@@ -25,6 +25,7 @@ from typing import Any
 
 from baremobile.errors import CommandTimeout, InvalidArgument
 from baremobile.tools import extras, hostfiles
+from baremobile.transport.base import check_text
 
 __all__ = ["GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "ToolSpec", "get", "select"]
 
@@ -403,6 +404,7 @@ def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    check_text("the text", a["text"])
     data = a["text"].encode("utf-8")
     ctx.page.push(data, extras.device_path(a["path"]))
     return {"done": f"wrote {len(data)} bytes to {a['path']}"}

@@ -38,7 +38,7 @@ from baremobile.errors import (
     InvalidScenario,
     MultipleDevices,
 )
-from baremobile.transport.base import Transport
+from baremobile.transport.base import Transport, check_text
 from baremobile.transport.direct import DirectTransport
 from baremobile.transport.server import AdbServerClient, ServerTransport
 
@@ -202,6 +202,7 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
             hint=f"the options are: {', '.join(sorted(_OPTIONS))}",
         )
     spec = (device or "").strip()
+    check_text("the device spec", spec)
     if not spec or spec == "auto":
         spec = os.environ.get("ANDROID_SERIAL", "").strip() or "auto"
     if spec == "auto":
