@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+
+import pytest
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -39,3 +42,114 @@ def test_errors_are_one_line_with_code_and_hint():
     assert r.returncode == 1
     assert r.stderr.startswith("error [NO_DEVICES]:") and "adb start-server" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+# -- errors are one line, never a traceback; bad numbers are refused -------------------------
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """Run the command in this process: (exit status, stdout, stderr)."""
+    from baremobile.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse refusing the command line
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_screenshot_into_a_missing_folder_is_an_error_line(capsys, tmp_path):
+    code, _, err = cli(capsys, "screenshot", "-d", "virtual", "-o",
+                       str(tmp_path / "nonexistent" / "x.png"))
+    assert code == 1 and err.startswith("error [INVALID_ARGUMENT]:"), err
+    assert "does not exist" in err and "Traceback" not in err
+
+
+def test_a_missing_or_invalid_scenario_is_an_error_line(capsys, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apps: [unclosed\n")
+    for args in (("snapshot", "-d", f"virtual:{tmp_path / 'missing.yaml'}"),
+                 ("snapshot", "-d", f"virtual:{bad}"),
+                 ("virtual", "--scenario", str(tmp_path / "missing.yaml")),
+                 ("virtual", "--scenario", str(bad))):
+        code, _, err = cli(capsys, *args)
+        assert code == 1 and err.startswith("error [INVALID_ARGUMENT]:"), (args, err)
+        assert "scenario" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "x"])
+def test_max_chars_must_be_a_positive_number(capsys, value):
+    code, out, err = cli(capsys, "snapshot", "-d", "virtual", "--max-chars", value)
+    assert code == 2 and out == "" and "--max-chars" in err
+
+
+def test_page_snapshot_refuses_a_max_chars_below_one():
+    from baremobile import connect
+    from baremobile.errors import InvalidArgument
+
+    with connect("virtual") as page:
+        for bad in (0, -1, True, 2.5):
+            with pytest.raises(InvalidArgument, match="max_chars"):
+                page.snapshot(max_chars=bad)
+
+
+# -- `baremobile virtual` and `baremobile devices` meet ---------------------------------------
+
+
+@pytest.fixture
+def virtual_command():
+    """``baremobile virtual`` in its own process, as a user runs it; yields (address, proc)."""
+    from tests.conftest import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "virtual", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ))
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if "Ctrl-C" in line:
+                break
+        yield f"127.0.0.1:{port}", proc
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_devices_lists_the_running_virtual_phone_and_commands_use_it(capsys, virtual_command):
+    address, proc = virtual_command
+    code, out, _ = cli(capsys, "devices")
+    assert code == 0 and address in out and "virtual" in out
+    code, out, err = cli(capsys, "snapshot")  # no -d: the one device there is
+    assert code == 0 and "[ref=1]" in out, err
+    from baremobile.transport.registry import registry_dir
+
+    proc.send_signal(signal.SIGINT)  # Ctrl-C: the phone withdraws its announcement
+    proc.wait(10)
+    assert not any(registry_dir().glob("*.json"))
+    code, out, _ = cli(capsys, "devices")
+    assert address not in out
+
+
+def test_a_killed_virtual_phone_is_not_listed(capsys, virtual_command):
+    from baremobile.transport.registry import registry_dir
+
+    address, proc = virtual_command
+    proc.kill()  # no chance to clean up
+    proc.wait(10)
+    assert any(registry_dir().glob("*.json"))
+    code, out, _ = cli(capsys, "devices")
+    assert address not in out and not any(registry_dir().glob("*.json"))
+
+
+def test_cli_hints_name_cli_commands(capsys):
+    from baremobile.transport.registry import announce
+    from baremobile.virtual import VirtualPhone
+    from tests.conftest import free_port
+
+    with VirtualPhone(port=free_port()) as a, VirtualPhone(port=free_port()) as b, \
+            announce(a.host, a.port), announce(b.host, b.port):
+        code, _, err = cli(capsys, "snapshot")
+    assert code == 1 and err.startswith("error [MULTIPLE_DEVICES_DEVICE_ID_REQUIRED]:"), err
+    assert "pick one: -d <serial>" in err and "connect(" not in err

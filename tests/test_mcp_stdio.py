@@ -278,3 +278,29 @@ def test_stdio_operator_limits(phone, tmp_path):
 
     run_stdio(["--allow-device", phone.address, "--groups", "files"], body,
               tmp_path / "stderr.txt")
+
+
+def test_stdio_log_file_is_private_and_never_holds_typed_text(phone, tmp_path):
+    """--log-file: created 0600 (an existing one made 0600); typed text (a password) is
+    logged as its length only; --log-typed-text is the operator's explicit opt-in."""
+    log_file = tmp_path / "mcp.log"
+    log_file.write_text("an older run\n")
+    os.chmod(log_file, 0o644)
+    secret = "hunter2-Secret!"
+
+    async def body(s: ClientSession) -> None:
+        ok(await s.call_tool("launch", {"package": "com.google.android.apps.messaging"}))
+        ok(await s.call_tool("tap", {"selector": {"text": "Alex Kim"}}))
+        ok(await s.call_tool("type", {"selector": {"role": "TextInput"}, "text": secret}))
+
+    run_stdio(["--device", phone.address, "--log-file", str(log_file)], body,
+              tmp_path / "stderr.txt")
+    logged = log_file.read_text()
+    assert "call type" in logged and f"<{len(secret)} characters>" in logged
+    assert secret not in logged and secret not in (tmp_path / "stderr.txt").read_text()
+    assert logged.startswith("an older run\n")
+    assert (log_file.stat().st_mode & 0o777) == 0o600
+    fresh = tmp_path / "fresh.log"
+    run_stdio(["--device", phone.address, "--log-file", str(fresh), "--log-typed-text"], body,
+              tmp_path / "stderr2.txt")
+    assert (fresh.stat().st_mode & 0o777) == 0o600 and secret in fresh.read_text()

@@ -345,3 +345,51 @@ def test_every_error_code_has_a_category_and_is_documented():
             assert error_data(exc)["category"] in families, cls
     assert error_data(BaremobileError("plain"))["code"] == "INTERNAL_ERROR"
     assert error_data(ValueError("x"))["category"] == "INTERNAL_ERROR"
+
+
+# -- the allow-list holds on every path to a device ------------------------------------------
+
+
+def _dumps(phone) -> int:
+    return len(phone.events.list("dump"))
+
+
+def test_the_allow_list_holds_when_no_device_is_named(real_adb, monkeypatch):
+    """Discovery (through an adb server that knows a phone outside the list), "auto" and
+    $ANDROID_SERIAL never reach a device the operator did not allow."""
+    with VirtualPhone(port=free_port()) as allowed, VirtualPhone(port=free_port()) as other:
+        real_adb.connect(other)
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(real_adb.port))
+        with Session(allow_devices=[allowed.address]) as s:
+            for args in ({}, {"device": "auto"}):
+                e = err(tools.call(s, "snapshot", args), "NOT_ALLOWED")
+                assert allowed.address in e["hint"]
+        assert _dumps(other) == 0
+        real_adb.connect(allowed)  # now discovery lists both: the allowed one is used
+        with Session(allow_devices=[allowed.address]) as s:
+            r = ok(tools.call(s, "snapshot", {}))
+            assert r["device"] == allowed.address
+            ok(tools.call(s, "tap", {"x": 5, "y": 5}))
+        assert _dumps(other) == 0 and other.events.list("tap") == []
+        monkeypatch.setenv("ANDROID_SERIAL", other.address)
+        with Session(allow_devices=[allowed.address]) as s:
+            err(tools.call(s, "snapshot", {}), "NOT_ALLOWED")
+        assert _dumps(other) == 0
+        monkeypatch.setenv("ANDROID_SERIAL", allowed.address)
+        with Session(allow_devices=[allowed.address]) as s:
+            assert ok(tools.call(s, "snapshot", {}))["device"] == allowed.address
+
+
+def test_the_allow_list_holds_for_announced_virtual_phones():
+    from baremobile.transport.registry import announce
+
+    with VirtualPhone(port=free_port()) as allowed, VirtualPhone(port=free_port()) as other, \
+            announce(other.host, other.port):
+        with Session(allow_devices=[allowed.address]) as s:
+            err(tools.call(s, "snapshot", {}), "NOT_ALLOWED")
+        with announce(allowed.host, allowed.port), \
+                Session(allow_devices=[allowed.address, "emulator-5554"]) as s:
+            assert ok(tools.call(s, "snapshot", {}))["device"] == allowed.address
+        with Session() as s:  # without a list, discovery picks the one ready device
+            assert ok(tools.call(s, "snapshot", {}))["device"] == other.address
+    assert _dumps(allowed) == 1
