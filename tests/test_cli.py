@@ -117,7 +117,9 @@ def virtual_command():
         proc.wait(10)
 
 
-def test_devices_lists_the_running_virtual_phone_and_commands_use_it(capsys, virtual_command):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_devices_lists_the_running_virtual_phone_and_commands_use_it(capsys, virtual_command,
+                                                                     stop):
     address, proc = virtual_command
     code, out, _ = cli(capsys, "devices")
     assert code == 0 and address in out and "virtual" in out
@@ -125,7 +127,7 @@ def test_devices_lists_the_running_virtual_phone_and_commands_use_it(capsys, vir
     assert code == 0 and "[ref=1]" in out, err
     from baremobile.transport.registry import registry_dir
 
-    proc.send_signal(signal.SIGINT)  # Ctrl-C: the phone withdraws its announcement
+    proc.send_signal(stop)  # Ctrl-C or kill: the phone withdraws its announcement
     proc.wait(10)
     assert not any(registry_dir().glob("*.json"))
     code, out, _ = cli(capsys, "devices")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -109,11 +110,17 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
         print(f"  python -c \"import baremobile; print(baremobile.connect('{phone.address}')"
               ".snapshot())\"")
         print("Ctrl-C to stop", flush=True)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
             print("stopping")
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
