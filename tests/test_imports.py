@@ -46,6 +46,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.page"],
     ["baremobile.device"],
     ["baremobile.keycodes"],
+    ["baremobile.localfiles"],  # writing files of this computer (page, tools)
     ["baremobile.snapshot"],
     ["baremobile.transport"],
     ["baremobile.errors"],
