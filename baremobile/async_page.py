@@ -54,6 +54,8 @@ VERBS = (
     "logcat",
     "push",
     "pull",
+    "pull_into",
+    "focused_field",
     "shell",
     "close",
 )

@@ -196,13 +196,17 @@ def test_tool_hints_name_tools_with_their_prefix_never_python(page, phone):
     assert "page.snapshot()" in exc.value.hint and "page.snapshot()" in str(exc.value)
 
 
-def test_pull_file_errors_come_with_a_hint(page, tmp_path):
+def test_device_file_errors_come_with_a_hint(page, tmp_path):
     r = tools.call(page, "pull_file", {"path": "/sdcard/missing", "local_path": "m"},
                    groups="files", files_dir=tmp_path)
     assert r["error"]["code"] == "COMMAND_FAILED"
     assert "list_files tool" in r["error"]["hint"]
     r = tools.call(page, "read_file", {"path": "/sdcard/missing"}, groups="files")
     assert "list_files tool" in r["error"]["hint"]
+    (tmp_path / "a.txt").write_text("x")
+    r = tools.call(page, "push_file", {"local_path": "a.txt", "path": "/system/a.txt"},
+                   groups="files", files_dir=tmp_path)
+    assert r["error"]["code"] == "COMMAND_FAILED" and "list_files tool" in r["error"]["hint"]
 
 
 def test_a_hint_may_hold_braces_that_are_not_verbs():

@@ -8,9 +8,11 @@ tool group needs ``pip install 'baremobile[vision]'``; ``tap_grid`` needs nothin
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import re
 import string
+from collections.abc import Iterator
 from typing import Any
 
 from baremobile.device import clear_plan, typing_plan, validate_package
@@ -110,6 +112,17 @@ def device_path(path: object) -> str:
     return path
 
 
+@contextlib.contextmanager
+def device_path_hint() -> Iterator[None]:
+    """A device's refusal of a path (sync FAIL: no such file, read-only) says what to do."""
+    try:
+        yield
+    except CommandFailed as exc:
+        if not exc.hint:
+            exc.hint = "check the device path: list its folder ({list_files})"
+        raise
+
+
 def list_files(page: Any, path: str) -> list[str]:
     """Names in a device directory (``ls -A1F``: directories end with ``/``, links ``@``)."""
     r = page.device.run(["ls", "-A1F", device_path(path)], check=False)
@@ -179,12 +192,8 @@ def pull_to_host(page: Any, path: str, files_dir: str | None, local_path: str,
     device_path(path)
 
     def fill(f: Any) -> int:
-        try:
+        with device_path_hint():
             return int(page.pull_into(path, f))
-        except CommandFailed as exc:
-            if not exc.hint:
-                exc.hint = "check the device path: list its folder ({list_files})"
-            raise
 
     shown, count = hostfiles.pull_to_host_file(files_dir, local_path, fill, overwrite=overwrite)
     return shown, int(count)  # type: ignore[call-overload]

@@ -406,13 +406,15 @@ def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     check_text("the text", a["text"])
     data = a["text"].encode("utf-8")
-    ctx.page.push(data, extras.device_path(a["path"]))
+    with extras.device_path_hint():
+        ctx.page.push(data, extras.device_path(a["path"]))
     return {"done": f"wrote {len(data)} bytes to {a['path']}"}
 
 
 def _push_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     shown, data = hostfiles.read_host_file(ctx.files_dir, a["local_path"])
-    ctx.page.push(data, extras.device_path(a["path"]))
+    with extras.device_path_hint():
+        ctx.page.push(data, extras.device_path(a["path"]))
     return {"done": f"copied {shown} to {a['path']} ({len(data)} bytes)"}
 
 
