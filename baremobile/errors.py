@@ -169,7 +169,7 @@ class DeviceBusy(BaremobileError):
     code = "DEVICE_BUSY"
     default_hint = (
         "an adb server holds the USB interface: either connect through it "
-        "({pick_device} reaches it via 127.0.0.1:5037) "
+        "(name the device by its serial, {pick_device}: that goes via 127.0.0.1:5037) "
         "or stop it with 'adb kill-server' and try again"
     )
 

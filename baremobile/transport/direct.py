@@ -393,7 +393,7 @@ class DirectTransport(Transport):
                 raise DeviceDisconnected(
                     f"{self.serial} asks for TLS (an Android 11+ wireless-debugging port)",
                     hint="pair and connect it with 'adb pair' / 'adb connect', then pass its "
-                    "serial: {pick_device} goes through the adb server",
+                    "serial ({pick_device}): that goes through the adb server",
                 ) from None
             if prompted.is_set() and isinstance(
                 exc, (adb_exc.TcpTimeoutException, adb_exc.AdbTimeoutError, TimeoutError)
