@@ -45,10 +45,9 @@ from baremobile.errors import (
     InvalidScenario,
     MultipleDevices,
 )
+from baremobile.transport.base import check_text
 
 __all__ = ["NotAllowed", "Options", "Session", "SessionClosed"]
-
-from baremobile.transport.base import check_text
 
 log = logging.getLogger("baremobile.tools")
 
