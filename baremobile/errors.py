@@ -51,6 +51,7 @@ __all__ = [
     "PageClosed",
     "AdbKeyError",
     "LocalIOError",
+    "Cancelled",
 ]
 
 #: The Python API's names for what hints point to. Every front door's vocabulary defines
@@ -369,3 +370,14 @@ class LocalIOError(BaremobileError):
 
     code = "LOCAL_IO_ERROR"
     default_hint = "free space on this computer (or fix its file system), then try again"
+
+
+class Cancelled(BaremobileError):
+    """The call was cancelled (``Page.cancel()``, ``Page.close()``, a client's cancel)
+    before it finished; whatever it had in flight was aborted and its result dropped."""
+
+    code = "CANCELLED"
+    default_hint = (
+        "the device may have done part of it: {snapshot} shows where it stands; "
+        "the next call reconnects by itself"
+    )

@@ -80,6 +80,8 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "SESSION_CLOSED": ("SESSION_CLOSED", "the session (server) is shutting down"),
     # running
     "BUSY": ("BUSY", "another call is acting on the same device"),
+    "CANCELLED": ("CANCELLED", "the call was cancelled before it finished; its device I/O "
+                               "was aborted and the next call reconnects"),
     "TIMEOUT": ("TIMEOUT", "a wait or a device command ran out of time"),
     "COMMAND_FAILED": ("COMMAND_FAILED", "a command on the device reported failure"),
     "SERVICE_REFUSED": ("COMMAND_FAILED", "the device does not offer this service "

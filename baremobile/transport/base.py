@@ -9,6 +9,11 @@ a running adb server.
 Exit status: devices that advertise ``shell_v2`` (Android 7+) report it natively,
 with stderr apart from stdout. Older ones get a sentinel: the command is followed by
 ``echo <random marker>$?`` and the marker is cut off the output (stderr stays merged).
+
+Cancellation: every transport aborts its in-flight I/O on :meth:`Transport.abort` (or when
+the :class:`~baremobile.transport.cancel.CancelToken` of the calling scope is cancelled)
+without waiting for the device; the aborted call raises
+:class:`~baremobile.errors.Cancelled` and the next call reconnects.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError
 __all__ = [
     "DEFAULT_TIMEOUT",
     "DUMP_TIMEOUT",
+    "MAX_PAYLOAD_V1",
     "ShellResult",
     "Transport",
     "ShellV2Decoder",
@@ -39,6 +45,11 @@ __all__ = [
 #: idle UI, so the device layer passes :data:`DUMP_TIMEOUT` for dumps.
 DEFAULT_TIMEOUT = 20.0
 DUMP_TIMEOUT = 30.0
+
+#: The largest ADB message payload every adbd accepts: 4 KiB. Android 6 (API 23) and older
+#: drop the connection on anything bigger (AOSP adb ``check_header``; 256 KiB came with
+#: Android 7, 1 MiB with Android 9), so an OPEN — the whole shell command line — must fit.
+MAX_PAYLOAD_V1 = 4096
 
 
 @dataclass(frozen=True)
@@ -127,6 +138,44 @@ class Transport(ABC):
     def _timeout(self, timeout: float | None) -> float:
         return self.timeout if timeout is None else float(timeout)
 
+    @property
+    def max_payload(self) -> int:
+        """The largest ADB message payload the device accepts (negotiated at connect;
+        :data:`MAX_PAYLOAD_V1` where a transport cannot tell)."""
+        return MAX_PAYLOAD_V1
+
+    @property
+    def max_command(self) -> int:
+        """The longest command (in UTF-8 bytes) :meth:`shell` sends in one round trip:
+        the OPEN payload is ``shell,v2,raw:CMD`` (or ``shell:`` + CMD in the sentinel
+        wrapper) plus a NUL, and it must fit in :attr:`max_payload`."""
+        if "shell_v2" in self.features:
+            overhead = len("shell,v2,raw:") + 1
+        else:
+            overhead = len("shell:") + len(with_sentinel("")[0]) + 1
+        return self.max_payload - overhead
+
+    def check_size(self, service: str, command: str) -> None:
+        """Raise :class:`InvalidArgument` (nothing sent) when ``service:command`` would not
+        fit in one ADB message to this device."""
+        size = len(service.encode()) + 1 + len(command.encode("utf-8")) + 1
+        if size <= MAX_PAYLOAD_V1:
+            return  # every adbd takes it: no need to ask the device
+        limit = self.max_payload
+        if size > limit:
+            raise InvalidArgument(
+                f"the command is {size} bytes with its service name; {self.serial} accepts "
+                f"at most {limit} bytes in one message",
+                hint="split it into shorter commands (Transport.max_command says how long "
+                "one may be); nothing was sent",
+            )
+
+    def abort(self, reason: str = "aborted") -> bool:
+        """Abort the calls in flight now, from any thread, without waiting for the device:
+        each raises :class:`~baremobile.errors.Cancelled` and the connection is dropped
+        (the next call reconnects). True when there was something to abort."""
+        return False
+
     def shell(self, command: str, *, timeout: float | None = None) -> ShellResult:
         """Run ``command`` through the device's ``sh -c``; wait for its exit status.
 
@@ -179,7 +228,7 @@ class Transport(ABC):
 
     @abstractmethod
     def close(self) -> None:
-        """Release the connection. Further calls reconnect."""
+        """Release the connection (aborting calls in flight). Further calls reconnect."""
 
     def shutdown(self) -> None:
         """Release everything this transport owns (for the virtual phone: stop it too)."""

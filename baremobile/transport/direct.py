@@ -1,20 +1,19 @@
 """Direct adbd transport on adb-shell: TCP (``AdbDevice`` over our socket transport) and USB.
 
 One persistent ADB connection per device; every verb is a stream on it. Calls are
-serialised per device (one lock), so a Page can be shared between threads.
+serialised per device, so a Page can be shared between threads.
 
-How we use adb-shell, and why:
+How we use adb-shell, and why (the byte-level parts live in :mod:`baremobile.transport.wire`):
 
-* **Coalesced writes + TCP_NODELAY.** adb-shell writes a message's 24-byte header and its
-  payload in two ``send()`` calls. With Nagle's algorithm on, the second waits for the
-  peer's delayed ACK (~40 ms on Linux) — on *every* message. :class:`FastTcpTransport`
-  holds a header until its payload arrives, writes both with one ``sendall``, and sets
-  ``TCP_NODELAY``. ``benchmarks/transport.py`` measures the difference.
-* **EOF is an error.** adb-shell's TCP transport returns ``b""`` on a closed socket and
-  its reader spins until the read timeout; we raise at once, so a dropped connection is
-  reported as :class:`DeviceDisconnected` immediately.
-* **The device banner is kept.** adb-shell discards the device's ``CNXN`` banner; we read
-  it off the wire during the handshake to learn the device's features (``shell_v2``).
+* **Interruptible, and bounded as a whole.** Each call registers itself; :meth:`abort`
+  or a cancelled :class:`~baremobile.transport.cancel.CancelToken` wakes its blocked read
+  or write at once (never waiting for adb-shell's transport lock) and the call raises
+  :class:`~baremobile.errors.Cancelled`. Its ``timeout`` is a deadline for the whole
+  command — shell, stream, push and pull alike — not for each read.
+* **Coalesced writes + TCP_NODELAY; EOF is an error; headers validated** (see ``wire``).
+* **Protocol 0x01000001.** The device's ``CNXN`` tells its version, max payload and
+  banner (features such as ``shell_v2``), over TCP and USB alike; from Android 9 on no
+  message is checksummed.
 * **shell v2 for exit codes.** ``shell,v2,raw:`` streams carry stdout, stderr and the
   exit status separately; devices without ``shell_v2`` get a ``$?`` sentinel instead.
 * **Errors are typed; the next call reconnects.** Any transport error closes the
@@ -26,42 +25,35 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import select
-import socket
 import struct
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from adb_shell import constants as adb_const
 from adb_shell import exceptions as adb_exc
 from adb_shell.adb_device import AdbDevice
-from adb_shell.transport.tcp_transport import TcpTransport
 
 from baremobile.errors import (
     BaremobileError,
     Busy,
+    Cancelled,
     CommandFailed,
     CommandTimeout,
     DeviceDisconnected,
     DeviceUnauthorized,
     ProtocolError,
-    ServiceRefused,
 )
-from baremobile.transport.base import DEFAULT_TIMEOUT, Sink, SinkRelay, Transport
+from baremobile.transport import cancel
+from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.keys import AdbKey, load_signers
+from baremobile.transport.wire import A_VERSION, AdbIO, FastTcpTransport, WireWatcher
 
-__all__ = ["DirectTransport", "FastTcpTransport", "parse_banner"]
+__all__ = ["DirectTransport", "FastTcpTransport", "WireWatcher", "parse_banner"]
 
 log = logging.getLogger("baremobile.transport")
-
-_HEADER = struct.Struct("<6I")
-_A_CNXN = int.from_bytes(b"CNXN", "little")
-_A_STLS = int.from_bytes(b"STLS", "little")
-_A_OPEN = int.from_bytes(b"OPEN", "little")
-_A_OKAY = int.from_bytes(b"OKAY", "little")
-_A_CLSE = int.from_bytes(b"CLSE", "little")
 
 #: Seconds a person gets to accept the "Allow USB debugging?" prompt.
 DEFAULT_AUTH_TIMEOUT = 60.0
@@ -81,172 +73,6 @@ def parse_banner(banner: str) -> tuple[dict[str, str], frozenset[str]]:
         else:
             props[k] = v
     return props, features
-
-
-_KNOWN = frozenset(
-    int.from_bytes(c, "little")
-    for c in (b"SYNC", b"CNXN", b"AUTH", b"OPEN", b"OKAY", b"CLSE", b"WRTE", b"STLS")
-)
-
-
-class WireWatcher:
-    """Follows the device→host byte stream message by message.
-
-    adb-shell trusts whatever header arrives (it never checks ``magic``); this watcher
-    validates every header as it passes and raises :class:`ProtocolError` on garbage,
-    and it keeps the device's ``CNXN`` banner, which adb-shell discards.
-    """
-
-    def __init__(self) -> None:
-        self._header = bytearray()
-        self._skip = 0  # payload bytes of the current message still to pass
-        self._capture: bytearray | None = None
-        self.banner: str | None = None
-        self.tls_requested = False
-        #: local id → service of OPENs the host sent that the device has not answered yet
-        self.opening: dict[int, str] = {}
-
-    def feed(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            if self._skip:
-                n = min(self._skip, len(view))
-                if self._capture is not None:
-                    self._capture += view[:n]
-                self._skip -= n
-                view = view[n:]
-                if not self._skip and self._capture is not None:
-                    self.banner = bytes(self._capture).rstrip(b"\0").decode("utf-8", "replace")
-                    self._capture = None
-                continue
-            need = _HEADER.size - len(self._header)
-            self._header += view[:need]
-            view = view[need:]
-            if len(self._header) < _HEADER.size:
-                return
-            cmd, a0, a1, length, _check, magic = _HEADER.unpack(self._header)
-            self._header.clear()
-            if magic != cmd ^ 0xFFFFFFFF or cmd not in _KNOWN:
-                raise ProtocolError(
-                    f"the device sent a corrupt ADB message header (command {cmd:#010x}, "
-                    f"magic {magic:#010x})"
-                )
-            if cmd == _A_STLS:
-                self.tls_requested = True
-            elif cmd == _A_OKAY:
-                self.opening.pop(a1, None)
-            elif cmd == _A_CLSE and a0 == 0 and a1 in self.opening:
-                # adb-shell would wait for an OKAY that never comes (until its timeout)
-                service = self.opening.pop(a1)
-                raise ServiceRefused(f"the device refused to open the service '{service}'")
-            self._skip = length
-            self._capture = bytearray() if cmd == _A_CNXN and length else None
-            if cmd == _A_CNXN and not length:
-                self.banner = ""
-
-
-class FastTcpTransport(TcpTransport):
-    """adb-shell's TCP transport with one write per message, TCP_NODELAY and EOF detection."""
-
-    def __init__(self, host: str, port: int = 5555, *, nodelay: bool = True, coalesce: bool = True):
-        super().__init__(host, port)
-        self.nodelay = nodelay
-        self.coalesce = coalesce
-        self._pending_header = b""
-        self._open_id: int | None = None
-        self.sniffer = WireWatcher()
-        self.writes = 0  # number of socket writes (tests check the coalescing)
-
-    def connect(self, transport_timeout_s: float | None) -> None:
-        self.sniffer = WireWatcher()
-        self._pending_header = b""
-        self._open_id = None
-        try:
-            self._connection = socket.create_connection(
-                (self._host, self._port), timeout=transport_timeout_s
-            )
-        except OSError as exc:
-            raise DeviceDisconnected(
-                f"cannot reach adbd at {self._host}:{self._port}: {exc.strerror or exc}",
-                hint="check the address, that the device is on the same network, and that "
-                "wireless debugging / 'adb tcpip' is enabled",
-            ) from None
-        if self.nodelay:
-            self._connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._connection.setblocking(False)
-
-    def bulk_read(self, numbytes: int, transport_timeout_s: float | None) -> bytes:
-        conn = self._connection
-        if conn is None:
-            raise DeviceDisconnected("the connection to the device is closed")
-        readable, _, _ = select.select([conn], [], [], transport_timeout_s)
-        if not readable:
-            raise adb_exc.TcpTimeoutException(
-                f"reading from {self._host}:{self._port} timed out ({transport_timeout_s} s)"
-            )
-        try:
-            data = conn.recv(numbytes)
-        except (BlockingIOError, InterruptedError):
-            return b""
-        except OSError as exc:
-            raise DeviceDisconnected(
-                f"connection to {self._host}:{self._port} lost: {exc}"
-            ) from None
-        if not data:
-            raise DeviceDisconnected(f"{self._host}:{self._port} closed the connection")
-        self.sniffer.feed(data)
-        return data
-
-    def bulk_write(self, data: bytes, transport_timeout_s: float | None) -> int:
-        header = None  # adb-shell writes each header on its own, then its payload
-        if len(data) == _HEADER.size and not self._pending_header:
-            cmd, a0, _a1, length, _c, magic = _HEADER.unpack(data)
-            if magic == cmd ^ 0xFFFFFFFF:
-                header = (cmd, a0, length)
-        self._note_open(data, header)
-        if self.coalesce:
-            if header is not None and header[2] > 0:
-                self._pending_header = bytes(data)  # wait for the payload
-                return len(data)
-            wire = self._pending_header + bytes(data)
-            self._pending_header = b""
-        else:
-            wire = bytes(data)
-        self._sendall(wire, transport_timeout_s)
-        return len(data)
-
-    def _note_open(self, data: bytes, header: tuple[int, int, int] | None) -> None:
-        """Remember OPENs in flight, so a refusal (CLSE with local id 0) is recognised."""
-        if self._open_id is not None:
-            service = bytes(data).rstrip(b"\0").decode("utf-8", "replace")
-            self.sniffer.opening[self._open_id] = service
-            self._open_id = None
-        elif header is not None and header[0] == _A_OPEN:
-            self._open_id = header[1]
-
-    def _sendall(self, wire: bytes, timeout: float | None) -> None:
-        conn = self._connection
-        if conn is None:
-            raise DeviceDisconnected("the connection to the device is closed")
-        self.writes += 1
-        view = memoryview(wire)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while view:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            _, writable, _ = select.select([], [conn], [], left)
-            if not writable:
-                raise adb_exc.TcpTimeoutException(
-                    f"sending to {self._host}:{self._port} timed out ({timeout} s)"
-                )
-            try:
-                sent = conn.send(view)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError as exc:
-                raise DeviceDisconnected(
-                    f"connection to {self._host}:{self._port} lost: {exc}"
-                ) from None
-            view = view[sent:]
 
 
 def _map_error(exc: BaseException, what: str, timeout: float) -> BaremobileError:
@@ -273,6 +99,21 @@ def _map_error(exc: BaseException, what: str, timeout: float) -> BaremobileError
     return DeviceDisconnected(f"{what}: unexpected transport failure ({exc!r})")
 
 
+class _Call:
+    """One command on the device: waiting for it, then holding it."""
+
+    __slots__ = ("what", "thread", "deadline", "aborted")
+
+    def __init__(self, what: str, timeout: float) -> None:
+        self.what = what
+        self.thread = threading.get_ident()
+        self.deadline = time.monotonic() + timeout
+        self.aborted: str | None = None  # why it was aborted
+
+    def cancelled(self) -> Cancelled:
+        return Cancelled(f"{self.what} was cancelled ({self.aborted})")
+
+
 class DirectTransport(Transport):
     """A persistent ADB connection straight to adbd (TCP, or USB with the ``[usb]`` extra).
 
@@ -285,8 +126,10 @@ class DirectTransport(Transport):
         key_path: an explicit private key path instead of the default.
         auth_timeout: seconds to wait for the user to accept the phone's prompt.
         on_auth_prompt: called (with this transport) when the phone shows the prompt.
-        timeout: default per-call timeout in seconds.
+        timeout: default per-call timeout in seconds (a deadline for the whole command).
         connect_timeout: seconds for TCP connect and handshake (excluding the prompt).
+        version: the ADB protocol version to announce (0x01000001; 0x01000000 forces
+            checksums, as adb-shell alone does — for comparison only).
     """
 
     def __init__(
@@ -303,6 +146,7 @@ class DirectTransport(Transport):
         connect_timeout: float = 10.0,
         nodelay: bool = True,
         coalesce: bool = True,
+        version: int = A_VERSION,
     ) -> None:
         if host is None and usb_serial is None:
             raise ValueError("DirectTransport needs a host (TCP) or usb_serial (USB)")
@@ -319,12 +163,20 @@ class DirectTransport(Transport):
         self.connect_timeout = float(connect_timeout)
         self._nodelay = nodelay
         self._coalesce = coalesce
-        self._lock = threading.RLock()  # connection state (brief)
-        self._busy = threading.Semaphore(1)  # the connection, for a whole command
-        self._busy_owner: int | None = None
+        self._version = version
+        self._lock = threading.RLock()  # connection state: connecting, closing
+        # calls: who waits, who holds the device; never held across I/O
+        self._calls_cond = threading.Condition(threading.Lock())
+        self._calls: set[_Call] = set()
+        self._active: _Call | None = None
+        self._wire: Any = None  # the live (or connecting) byte pipe, for aborting
         self._device: AdbDevice | None = None
+        self._io: AdbIO | None = None
         self._transport: Any = None
         self._features: frozenset[str] = frozenset()
+        self._max_payload = MAX_PAYLOAD_V1
+        #: the negotiated ADB protocol version (0 before the first connection)
+        self.protocol_version = 0
         self.props: dict[str, str] = {}
         self.banner = ""
 
@@ -349,27 +201,44 @@ class DirectTransport(Transport):
         return open_usb_transport(self.usb_serial or None, timeout=self.connect_timeout)
 
     def connect(self) -> None:
-        """Open the connection now (otherwise the first call does)."""
-        self._ensure()
+        """Open the connection now (otherwise the first call does); cancellable."""
+        with self._holding("connecting", self.connect_timeout + self.auth_timeout):
+            self._ensure()
 
     def _ensure(self) -> AdbDevice:
-        """The connected device, connecting first if needed (call with or without the lock)."""
+        """The connected device, connecting first if needed."""
         with self._lock:
             if self._device is None:
                 self._connect()
             assert self._device is not None
             return self._device
 
+    def _ready(self) -> None:
+        """Connect if needed (as a call of its own: it may wait, and may be cancelled)."""
+        if self._device is None:
+            self.connect()
+
     @property
     def features(self) -> frozenset[str]:
         """What the device's banner advertised (connects if needed)."""
-        with self._lock:
-            self._ensure()
-            return self._features
+        self._ready()
+        return self._features
+
+    @property
+    def max_payload(self) -> int:
+        """The device's max ADB payload from its ``CNXN`` (connects if needed)."""
+        self._ready()
+        return self._max_payload
 
     def _connect(self) -> None:
         transport = self._make_transport()
+        with self._calls_cond:
+            self._wire = transport
+            active = self._active
+            if active is not None and active.aborted:
+                transport.abort(active.aborted)
         device = AdbDevice(transport, default_transport_timeout_s=self.connect_timeout)
+        device._io_manager = io_manager = AdbIO(transport, version=self._version)  # noqa: SLF001
         prompted = threading.Event()
 
         def auth_callback(_dev: object) -> None:
@@ -386,8 +255,12 @@ class DirectTransport(Transport):
                 auth_callback=auth_callback,
             )
         except BaseException as exc:
+            with self._calls_cond:
+                self._wire = None
             with contextlib.suppress(Exception):
                 device.close()
+            if isinstance(exc, Cancelled):
+                raise
             sniffer = getattr(transport, "sniffer", None)
             if sniffer is not None and sniffer.tls_requested:
                 raise DeviceDisconnected(
@@ -406,105 +279,166 @@ class DirectTransport(Transport):
                 raise
             raise _map_error(exc, f"connecting to {self.serial}", self.connect_timeout) from None
         self._device = device
+        self._io = io_manager
         self._transport = transport
-        sniffer = getattr(transport, "sniffer", None)
-        if sniffer is not None and sniffer.banner is not None:
-            self.banner = sniffer.banner
-            self.props, self._features = parse_banner(sniffer.banner)
-        elif self.kind == "usb":
-            self._features = frozenset({"shell_v2"}) if self._probe_v2() else frozenset()
-
-    def _probe_v2(self) -> bool:
-        try:
-            out = self._device.shell("getprop ro.build.version.sdk", read_timeout_s=5)  # type: ignore[union-attr]
-            return int(str(out).strip() or "0") >= 24
-        except Exception:
-            return False
+        self.protocol_version = io_manager.version
+        self._max_payload = min(
+            io_manager.device_max_payload or MAX_PAYLOAD_V1, adb_const.MAX_ADB_DATA
+        )
+        self.banner = io_manager.device_banner or ""
+        self.props, self._features = parse_banner(self.banner)
 
     def close(self) -> None:
+        """Abort the calls in flight, then release the connection (the next call reconnects)."""
+        self.abort("the connection was closed")
+        self._drop()
+
+    def _drop(self) -> None:
+        """Release the connection (after a failure, or when closing)."""
         with self._lock:
             dev, self._device = self._device, None
-            self._transport = None
+            self._transport = self._io = None
+            with self._calls_cond:
+                self._wire = None
             if dev is not None:
                 with contextlib.suppress(Exception):
                     dev.close()
 
-    def _fail(self, exc: BaseException, what: str, timeout: float) -> BaremobileError:
-        """Drop the (now unusable) connection and return the typed error."""
-        self.close()
-        return _map_error(exc, what, timeout)
+    # -- calls: one holds the device; any can be aborted -----------------------------------
+    def abort(self, reason: str = "aborted") -> bool:
+        """Abort every call waiting for or holding the device; each raises
+        :class:`~baremobile.errors.Cancelled` at once. Never blocks on I/O."""
+        with self._calls_cond:
+            calls = [c for c in self._calls if c.aborted is None]
+            for call in calls:
+                self._abort_locked(call, reason)
+        return bool(calls)
 
-    # -- one command at a time -----------------------------------------------------------
-    # A semaphore, not the RLock: a stream holds it across yields, and whoever finishes or
-    # abandons the stream (possibly another thread, or the garbage collector) releases it.
-    def _acquire(self, timeout: float, what: str) -> None:
-        me = threading.get_ident()
-        if self._busy_owner == me:
-            raise Busy(
-                f"{what}: this thread still has an unfinished stream on {self.serial}",
-                hint="read the earlier stream to its end, or close() it, before the next call",
-            )
-        if not self._busy.acquire(timeout=max(timeout, 0.0)):
-            raise CommandTimeout(
-                f"{what}: {self.serial} stayed busy with another call for {timeout:g} s"
-            )
-        self._busy_owner = me
+    def _abort_call(self, call: _Call, reason: str) -> None:
+        with self._calls_cond:
+            if call in self._calls and call.aborted is None:
+                self._abort_locked(call, reason)
 
-    def _release(self) -> None:
-        self._busy_owner = None
-        self._busy.release()
+    def _abort_locked(self, call: _Call, reason: str) -> None:
+        call.aborted = reason
+        if self._active is call and self._wire is not None:
+            self._wire.abort(reason)  # non-blocking: shuts the socket down
+        self._calls_cond.notify_all()
+
+    @contextlib.contextmanager
+    def _holding(self, what: str, timeout: float) -> Iterator[_Call]:
+        """Wait for the device (up to ``timeout``) and hold it for one command.
+
+        The command runs under the caller's cancel token (if any) and the call's deadline.
+        Failures come out typed; an aborted call raises ``Cancelled``; any failure, abort
+        or abandonment drops the connection.
+        """
+        token = cancel.current()
+        call = _Call(what, timeout)
+        aborter = (
+            token.abortable(lambda reason: self._abort_call(call, reason), what)
+            if token is not None
+            else contextlib.nullcontext()
+        )
+        with aborter:
+            self._wait_for_device(call, timeout)
+            clean = False
+            try:
+                yield call
+                clean = call.aborted is None
+            except GeneratorExit:
+                raise
+            except BaseException as exc:
+                if call.aborted is not None:
+                    raise call.cancelled() from None
+                if isinstance(exc, (BaremobileError, KeyboardInterrupt, SystemExit)):
+                    raise
+                raise _map_error(exc, what, timeout) from None
+            finally:
+                if not clean:  # failed, aborted or abandoned mid-command: the connection is dirty
+                    self._drop()
+                self._release(call)
+
+    def _wait_for_device(self, call: _Call, timeout: float) -> None:
+        me = call.thread
+        with self._calls_cond:
+            active = self._active
+            if active is not None and active.thread == me:
+                raise Busy(
+                    f"{call.what}: this thread still has an unfinished stream on {self.serial}",
+                    hint="read the earlier stream to its end, or close() it, before the next call",
+                )
+            self._calls.add(call)
+            try:
+                while self._active is not None:
+                    if call.aborted is not None:
+                        raise call.cancelled()
+                    left = call.deadline - time.monotonic()
+                    if left <= 0 or not self._calls_cond.wait(left):
+                        if self._active is None:
+                            break
+                        raise CommandTimeout(
+                            f"{call.what}: {self.serial} stayed busy with another call "
+                            f"for {timeout:g} s"
+                        )
+                if call.aborted is not None:
+                    raise call.cancelled()
+            except BaseException:
+                self._calls.discard(call)
+                raise
+            self._active = call
+            if self._wire is not None:
+                self._wire.deadline = None
+
+    def _release(self, call: _Call) -> None:
+        with self._calls_cond:
+            self._calls.discard(call)
+            if self._active is call:
+                self._active = None
+                if self._wire is not None:
+                    self._wire.deadline = None
+            self._calls_cond.notify_all()
+
+    def _start_command(self, call: _Call) -> AdbDevice:
+        """Connect if needed, then arm the call's deadline on the wire (a connection made
+        now adds its own time to the budget)."""
+        started = time.monotonic()
+        device = self._ensure()
+        call.deadline += time.monotonic() - started
+        with self._calls_cond:
+            if call.aborted is not None:
+                raise call.cancelled()
+            if self._wire is not None:
+                self._wire.deadline = call.deadline
+        return device
 
     # -- verbs ---------------------------------------------------------------------------
     def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
         """Open ``service:command`` and yield its WRTE payloads as they arrive.
 
         The device is held for this stream until it ends or is closed (from any thread).
+        ``timeout`` bounds the whole stream.
         """
         what = f"`{command}`" if command else service
-        self._acquire(timeout, what)
-        finished = False
-        try:
-            device = self._ensure()
-            gen = device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
-                service.encode(), command.encode("utf-8"), timeout, timeout, timeout
+        self._ready()
+        self.check_size(service, command)  # before anything is sent
+        with self._holding(what, timeout) as call:
+            device = self._start_command(call)
+            yield from device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
+                service.encode(), command.encode("utf-8"), timeout, timeout, None
             )
-            yield from gen
-            finished = True
-        except GeneratorExit:
-            raise
-        except BaremobileError:
-            raise
-        except BaseException as exc:
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            raise _map_error(exc, what, timeout) from None
-        finally:
-            if not finished:  # failed or abandoned mid-stream: the connection is dirty
-                self.close()
-            self._release()
 
-    def _sync(self, what: str, timeout: float, op: Callable[[AdbDevice], Any]) -> Any:
-        self._acquire(timeout, what)
-        try:
-            return op(self._ensure())
-        except BaremobileError:
-            self.close()
-            raise
-        except BaseException as exc:
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                self.close()
-                raise
-            raise self._fail(exc, what, timeout) from None
-        finally:
-            self._release()
+    def _sync(self, what: str, timeout: float, op: Callable[[AdbDevice, float], Any]) -> Any:
+        with self._holding(what, timeout) as call:
+            return op(self._start_command(call), timeout)
 
     def push(
         self, data: bytes, path: str, *, mode: int = 0o644, timeout: float | None = None
     ) -> None:
-        t = self._timeout(timeout)
+        """Write ``data`` to ``path``; ``timeout`` bounds the whole transfer."""
         _check_path("push", path)
 
-        def op(device: AdbDevice) -> None:
+        def op(device: AdbDevice, t: float) -> None:
             device.push(
                 io.BytesIO(data),
                 path,
@@ -514,7 +448,7 @@ class DirectTransport(Transport):
                 read_timeout_s=t,
             )
 
-        self._sync(f"push to {path}", t, op)
+        self._sync(f"push to {path}", self._timeout(timeout), op)
 
     def pull(self, path: str, *, timeout: float | None = None) -> bytes:
         buf = io.BytesIO()
@@ -522,16 +456,16 @@ class DirectTransport(Transport):
         return buf.getvalue()
 
     def pull_into(self, path: str, sink: Sink, *, timeout: float | None = None) -> int:
-        t = self._timeout(timeout)
+        """Stream ``path`` into ``sink``; ``timeout`` bounds the whole transfer."""
         _check_path("pull", path)
         relay = SinkRelay(sink)
 
-        def op(device: AdbDevice) -> int:
+        def op(device: AdbDevice, t: float) -> int:
             device.pull(path, relay, transport_timeout_s=t, read_timeout_s=t)
             return relay.count
 
         try:
-            return self._sync(f"pull of {path}", t, op)
+            return self._sync(f"pull of {path}", self._timeout(timeout), op)
         except BaremobileError:
             if relay.error is not None:  # the sink failed, not the device
                 raise relay.error from None
@@ -540,4 +474,3 @@ class DirectTransport(Transport):
     def __repr__(self) -> str:
         state = "connected" if self._device is not None else "idle"
         return f"<DirectTransport {self.kind} {self.serial} {state}>"
-

@@ -9,6 +9,11 @@ The protocol: each request is ``<4 hex digits length><service>``; the server ans
 length-prefixed string; ``host:transport:SERIAL`` turns the socket into a pipe to that
 device, after which ``shell,v2,raw:``, ``exec:`` and ``sync:`` behave exactly as on a
 direct adbd stream. One TCP connection per command, as adb itself does.
+
+Every command's socket is registered while it runs: :meth:`ServerTransport.abort` (or a
+cancelled :class:`~baremobile.transport.cancel.CancelToken`) shuts it down, which wakes
+its blocked ``recv``/``send`` at once; the server then closes the device stream, which
+stops the command on the device. ``timeout`` is a deadline for the whole command.
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ import os
 import re
 import socket
 import struct
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from baremobile.errors import (
     BaremobileError,
+    Cancelled,
     CommandFailed,
     CommandTimeout,
     DeviceDisconnected,
@@ -34,13 +41,19 @@ from baremobile.errors import (
     ProtocolError,
     ServiceRefused,
 )
-from baremobile.transport.base import DEFAULT_TIMEOUT, Sink, SinkRelay, Transport
+from baremobile.transport import cancel
+from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 
 __all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "server_address"]
 
 DEFAULT_PORT = 5037
 _SYNC_DATA_MAX = 64 * 1024
+#: A smart-socket request's length is 4 hex digits.
+_MAX_REQUEST = 0xFFFF
+#: adbd's max payload on Android 7–8 (256 KiB; 1 MiB since 9): what a device with
+#: ``shell_v2`` accepts at least. Without it, an Android 6 or older adbd: 4 KiB.
+_MAX_PAYLOAD_V2 = 256 * 1024
 
 
 def server_address() -> tuple[str, int]:
@@ -235,6 +248,17 @@ def _translate_fail(serial: str, exc: _ServerFail) -> BaremobileError:
     return ServiceRefused(msg)
 
 
+class _Running:
+    """One command's socket, while it runs (so that it can be shut down from elsewhere)."""
+
+    __slots__ = ("what", "sock", "aborted")
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.sock: socket.socket | None = None
+        self.aborted: str | None = None
+
+
 class ServerTransport(Transport):
     """A device reached through a running adb server (one socket per command)."""
 
@@ -251,6 +275,8 @@ class ServerTransport(Transport):
         self.client = client or AdbServerClient()
         self.timeout = float(timeout)
         self._features: frozenset[str] | None = None
+        self._running: set[_Running] = set()
+        self._mutex = threading.Lock()
 
     @property
     def features(self) -> frozenset[str]:  # type: ignore[override]
@@ -261,20 +287,78 @@ class ServerTransport(Transport):
             self._features = found
         return self._features
 
+    @property
+    def max_payload(self) -> int:
+        """What the device accepts in one message, as far as the server route can tell:
+        its features say whether it is Android 7+ (``shell_v2``: 256 KiB at least) or older
+        (4 KiB); a smart-socket request holds at most 65535 bytes."""
+        guess = _MAX_PAYLOAD_V2 if "shell_v2" in self.features else MAX_PAYLOAD_V1
+        return min(guess, _MAX_REQUEST)
+
+    # -- commands in flight ----------------------------------------------------------------
+    def abort(self, reason: str = "aborted") -> bool:
+        """Shut down the socket of every command in flight; each raises ``Cancelled``."""
+        with self._mutex:
+            running = [r for r in self._running if r.aborted is None]
+            for r in running:
+                self._abort_locked(r, reason)
+        return bool(running)
+
+    def _abort_one(self, running: _Running, reason: str) -> None:
+        with self._mutex:
+            if running in self._running and running.aborted is None:
+                self._abort_locked(running, reason)
+
+    @staticmethod
+    def _abort_locked(running: _Running, reason: str) -> None:
+        running.aborted = reason
+        if running.sock is not None:
+            with contextlib.suppress(OSError):
+                running.sock.shutdown(socket.SHUT_RDWR)
+
+    @contextlib.contextmanager
+    def _command(self, what: str, service: str, deadline: _Deadline) -> Iterator[socket.socket]:
+        """A socket to ``service`` on the device, registered (abortable) while the block runs,
+        under the caller's cancel token; closed afterwards."""
+        token = cancel.current()
+        running = _Running(what)
+        aborter = (
+            token.abortable(lambda reason: self._abort_one(running, reason), what)
+            if token is not None
+            else contextlib.nullcontext()
+        )
+        with aborter:
+            with self._mutex:
+                self._running.add(running)
+            try:
+                sock = self.client.open(self.serial, service, deadline)
+                with self._mutex:
+                    running.sock = sock
+                    if running.aborted is not None:  # aborted while it was being opened
+                        self._abort_locked(running, running.aborted)
+                with sock, _typed(what, deadline):
+                    yield sock
+                if running.aborted is not None:  # the shutdown looked like a normal end
+                    raise Cancelled(f"{what} was cancelled ({running.aborted})")
+            except BaseException:
+                if running.aborted is not None:
+                    raise Cancelled(f"{what} was cancelled ({running.aborted})") from None
+                raise
+            finally:
+                with self._mutex:
+                    self._running.discard(running)
+
     def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
         what = f"`{command}`" if command else service
+        self.check_size(service, command)
         deadline = _Deadline(timeout)
-        sock = self.client.open(self.serial, f"{service}:{command}", deadline)
-        try:
-            with _typed(what, deadline):
-                while True:
-                    deadline.arm(sock)
-                    chunk = sock.recv(256 * 1024)
-                    if not chunk:
-                        return
-                    yield chunk
-        finally:
-            sock.close()
+        with self._command(what, f"{service}:{command}", deadline) as sock:
+            while True:
+                deadline.arm(sock)
+                chunk = sock.recv(256 * 1024)
+                if not chunk:
+                    return
+                yield chunk
 
     # -- sync ----------------------------------------------------------------------------
     def push(
@@ -283,7 +367,7 @@ class ServerTransport(Transport):
         _check_path("push", path)
         what = f"push to {path}"
         deadline = _Deadline(self._timeout(timeout))
-        with self.client.open(self.serial, "sync:", deadline) as sock, _typed(what, deadline):
+        with self._command(what, "sync:", deadline) as sock:
             spec = f"{path},{0o100000 | mode}".encode()
             wire = bytearray(b"SEND" + struct.pack("<I", len(spec)) + spec)
             for i in range(0, len(data), _SYNC_DATA_MAX):
@@ -318,7 +402,7 @@ class ServerTransport(Transport):
     def _pull(self, path: str, relay: SinkRelay, timeout: float | None) -> int:
         what = f"pull of {path}"
         deadline = _Deadline(self._timeout(timeout))
-        with self.client.open(self.serial, "sync:", deadline) as sock, _typed(what, deadline):
+        with self._command(what, "sync:", deadline) as sock:
             raw = path.encode()
             sock.sendall(b"RECV" + struct.pack("<I", len(raw)) + raw)
             while True:
@@ -336,7 +420,8 @@ class ServerTransport(Transport):
             return relay.count
 
     def close(self) -> None:
-        """Nothing persistent to release (every command has its own socket)."""
+        """Abort the commands in flight (nothing else persists: each has its own socket)."""
+        self.abort("the connection was closed")
 
     def __repr__(self) -> str:
         return f"<ServerTransport {self.serial} via {self.client.host}:{self.client.port}>"

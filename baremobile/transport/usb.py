@@ -3,10 +3,18 @@
 Real USB cannot be exercised in this project's CI (no phone is attached); the error
 mapping below is unit-tested with libusb's error codes, and the data path is adb-shell's
 own, shared with TCP above the transport.
+
+**Aborting.** A synchronous libusb transfer cannot be interrupted from another thread
+(closing the handle under it is undefined behaviour in libusb). So every read and write
+waits in slices of at most :data:`~baremobile.transport.wire.SLICE_S` (50 ms): a slice that
+times out hands back what it transferred (libusb1's ``USBErrorTimeout.received`` /
+``.transferred``), the abort flag and the command's deadline are checked, and the transfer
+goes on. An abort therefore takes effect within one slice, not at once as on TCP.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from adb_shell.transport.base_transport import BaseTransport
@@ -19,6 +27,7 @@ from baremobile.errors import (
     DeviceNotFound,
     DevicePermissionDenied,
 )
+from baremobile.transport.wire import SLICE_S, DeadlineExpired, Interruptible
 
 __all__ = ["open_usb_transport", "map_usb_error", "list_usb_serials", "usb_available"]
 
@@ -103,8 +112,9 @@ def open_usb_transport(serial: str | None, *, timeout: float = 10.0) -> Any:
         raise
 
 
-class _ClaimMapped(BaseTransport):
-    """Wraps adb-shell's UsbTransport so that claim/IO errors come out typed."""
+class _ClaimMapped(Interruptible, BaseTransport):
+    """Wraps adb-shell's UsbTransport: claim/IO errors come out typed, and every transfer
+    waits in short slices so that an abort or the command's deadline is seen."""
 
     def __init__(self, inner: Any, serial: str) -> None:
         self._inner = inner
@@ -121,20 +131,72 @@ class _ClaimMapped(BaseTransport):
             raise
 
     def connect(self, transport_timeout_s: float | None = None) -> None:
+        self._check_abort()
         self._call("connect", transport_timeout_s)
 
     def close(self) -> None:
         self._call("close")
 
+    def _slices(self, timeout: float | None) -> Any:
+        """Yield the length of each wait until ``timeout`` (and the deadline) run out."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if end is None else end - time.monotonic()
+            budget = self._budget(left)  # raises on abort or a passed deadline
+            if budget is not None and budget <= 0:
+                return
+            # never 0: a libusb timeout of 0 ms means "wait forever"
+            yield SLICE_S if budget is None else max(0.001, min(SLICE_S, budget))
+
     def bulk_read(self, numbytes: int, transport_timeout_s: float | None = None) -> bytes:
-        return self._call("bulk_read", numbytes, transport_timeout_s)
+        for wait in self._slices(transport_timeout_s):
+            try:
+                return self._inner.bulk_read(numbytes, wait)
+            except Exception as exc:
+                partial = _timed_out(exc, "received")
+                if partial is None:
+                    raise self._typed(exc) from None
+                if partial:
+                    return bytes(partial)
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise DeadlineExpired("the command's deadline passed")
+        raise CommandTimeout(f"USB device {self._serial} did not answer in time")
 
     def bulk_write(self, data: bytes, transport_timeout_s: float | None = None) -> int:
-        return self._call("bulk_write", data, transport_timeout_s)
+        view = memoryview(data)
+        for wait in self._slices(transport_timeout_s):
+            try:
+                sent = self._inner.bulk_write(bytes(view), wait)
+            except Exception as exc:
+                done = _timed_out(exc, "transferred")
+                if done is None:
+                    raise self._typed(exc) from None
+                sent = int(done or 0)
+            view = view[sent:]
+            if not view:
+                return len(data)
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise DeadlineExpired("the command's deadline passed")
+        raise CommandTimeout(f"USB device {self._serial} did not take the data in time")
+
+    def _typed(self, exc: Exception) -> BaseException:
+        mapped = map_usb_error(exc, self._serial)
+        return mapped if mapped is not None else exc
 
     @property
     def serial_number(self) -> str:
         return self._inner.serial_number
+
+
+def _timed_out(exc: BaseException, field: str) -> Any:
+    """For a libusb timeout (bare, or wrapped by adb-shell): what it transferred before
+    (``received`` bytes or ``transferred`` count, b"" / 0 if unknown); None otherwise."""
+    inner = getattr(exc, "usb_error", None) or exc
+    if type(inner).__name__ != "USBErrorTimeout" and getattr(inner, "value", None) != (
+        LIBUSB_ERROR_TIMEOUT
+    ):
+        return None
+    return getattr(inner, field, None) or (b"" if field == "received" else 0)
 
 
 def list_usb_serials() -> list[str]:
