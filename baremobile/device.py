@@ -251,18 +251,47 @@ def clear_plan(api_level: int, length: int) -> list[list[str]]:
 
 
 def batches(commands: Iterable[Sequence[str]], limit: int = MAX_COMMAND) -> list[str]:
-    """Join argv lists with ``&&`` into as few command lines as fit in ``limit``."""
+    """Join argv lists with ``&&`` into as few command lines as fit in ``limit`` bytes.
+
+    An ``input keyevent`` with more keys than fit is split into several; any other
+    command longer than ``limit`` raises :class:`InvalidArgument` — before anything is
+    sent, since the whole plan is made first.
+    """
     out: list[str] = []
     cur = ""
     for argv in commands:
-        line = command_line(argv)
-        if cur and len(cur) + 4 + len(line) > limit:
-            out.append(cur)
-            cur = ""
-        cur = f"{cur} && {line}" if cur else line
+        for line in _fitting(argv, limit):
+            if cur and len(cur.encode()) + 4 + len(line.encode()) > limit:
+                out.append(cur)
+                cur = ""
+            cur = f"{cur} && {line}" if cur else line
     if cur:
         out.append(cur)
     return out
+
+
+def _fitting(argv: Sequence[str], limit: int) -> list[str]:
+    """``argv`` as command lines of at most ``limit`` bytes each."""
+    line = command_line(argv)
+    if len(line.encode()) <= limit:
+        return [line]
+    head = list(argv[:2])
+    if head == ["input", "keyevent"] and len(argv) > 3:  # keys: any split is the same
+        lines: list[str] = []
+        keys: list[str] = []
+        for key in argv[2:]:
+            if keys and len(command_line([*head, *keys, key]).encode()) > limit:
+                lines.append(command_line([*head, *keys]))
+                keys = []
+            keys.append(key)
+        last = command_line([*head, *keys])
+        if len(last.encode()) <= limit:
+            return [*lines, last]
+    raise InvalidArgument(
+        f"a command of {len(line.encode())} bytes does not fit in one message to the device "
+        f"(at most {limit}): {line[:60]}…",
+        hint="make it shorter; nothing was sent",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -322,8 +351,9 @@ class Device:
         return r.check() if check else r
 
     def run_all(self, commands: Iterable[Sequence[str]], *, timeout: float | None = None) -> None:
-        """Run commands in order, ``&&``-chained into as few round trips as fit."""
-        for line in batches(commands):
+        """Run commands in order, ``&&``-chained into as few round trips as fit in one
+        message to this device (its negotiated max payload; all planned before sending)."""
+        for line in batches(commands, min(MAX_COMMAND, self.transport.max_command)):
             self.transport.shell(line, timeout=timeout).check()
 
     # -- properties -------------------------------------------------------------------

@@ -36,6 +36,7 @@ from baremobile.device import (
     validate_uri,
 )
 from baremobile.errors import (
+    Cancelled,
     CommandTimeout,
     InvalidArgument,
     PageClosed,
@@ -47,6 +48,7 @@ from baremobile.localfiles import write_atomically
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
+from baremobile.transport.cancel import CancelToken, cancel_scope
 
 __all__ = ["Page", "Selector", "Screenshot", "connect", "snapshot", "Target"]
 
@@ -187,7 +189,7 @@ class Page:
     """An Android device as an agent sees it. Create it with :func:`connect`.
 
     Thread-safe: calls are serialised per page. Use as a context manager, or call
-    :meth:`close`.
+    :meth:`close`. :meth:`cancel` (from any thread) stops the verb in flight at once.
     """
 
     def __init__(self, transport: Transport) -> None:
@@ -196,6 +198,7 @@ class Page:
         self._last: Snapshot | None = None
         self._lock = threading.RLock()
         self._closed = False
+        self._token: CancelToken | None = None  # the verb in flight
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -210,16 +213,55 @@ class Page:
 
     @contextlib.contextmanager
     def _using(self) -> Iterator[None]:
-        """Hold the page for one verb; a closed page refuses."""
+        """Hold the page for one verb, under a cancel token of its own; a closed page
+        refuses. A verb inside a verb (a snapshot a tap takes) shares the outer token.
+
+        The verb either settles (everything it did is kept) or is cancelled: then it raises
+        :class:`~baremobile.errors.Cancelled` and :attr:`last_snapshot` is what it was."""
         with self._lock:
             if self._closed:
                 raise PageClosed(f"the page for {self.serial} is closed")
-            yield
+            if self._token is not None:
+                yield
+                return
+            before = self._last
+            with cancel_scope() as token:
+                self._token = token
+                try:
+                    yield
+                    token.settle(f"the call on {self.serial}")
+                except BaseException as exc:
+                    if token.cancelled:
+                        self._last = before
+                        if not isinstance(exc, Cancelled):
+                            raise Cancelled(
+                                f"the call on {self.serial} was cancelled ({token.reason})"
+                            ) from exc
+                    raise
+                finally:
+                    self._token = None
+
+    def cancel(self, reason: str = "Page.cancel()") -> bool:
+        """Cancel the verb in flight, from any thread, without waiting for the device.
+
+        Its device I/O is aborted at once (the connection is dropped; the next verb
+        reconnects), nothing more is sent for it, and it raises
+        :class:`~baremobile.errors.Cancelled`. The page stays usable. Returns False when no
+        verb was running (or it had just finished)."""
+        token = self._token
+        return token.cancel(reason) if token is not None else False
 
     def close(self) -> None:
-        """Release the connection (and stop the embedded virtual phone, if any)."""
+        """Release the connection (and stop the embedded virtual phone, if any).
+
+        A verb still running (in another thread) is cancelled at once and raises
+        :class:`~baremobile.errors.Cancelled`; later verbs raise
+        :class:`~baremobile.errors.PageClosed`."""
         if not self._closed:
             self._closed = True
+            token = self._token
+            if token is not None:
+                token.cancel("the page was closed")
             self.transport.shutdown()
 
     def __enter__(self) -> Page:
@@ -576,19 +618,22 @@ class Page:
                 or not (0 <= value <= 3600)
             ):
                 raise InvalidArgument(f"{name} must be a number of seconds (0–3600), not {value!r}")
-        deadline = time.monotonic() + timeout
-        while True:
-            # each dump may use what is left of the wait (at least 2 s: a dump takes time)
-            snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
-            if ok(snap):
-                return snap
-            if time.monotonic() + interval > deadline:
-                raise CommandTimeout(
-                    f"{what} did not appear within {timeout:g} s",
-                    hint="check the last snapshot ({last_snapshot}); "
-                    "the screen may need scrolling or a different selector",
-                )
-            time.sleep(interval)
+        with self._using():  # one verb: a cancel stops the wait between dumps too
+            token = self._token
+            assert token is not None
+            deadline = time.monotonic() + timeout
+            while True:
+                # each dump may use what is left of the wait (at least 2 s: a dump takes time)
+                snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
+                if ok(snap):
+                    return snap
+                if time.monotonic() + interval > deadline:
+                    raise CommandTimeout(
+                        f"{what} did not appear within {timeout:g} s",
+                        hint="check the last snapshot ({last_snapshot}); "
+                        "the screen may need scrolling or a different selector",
+                    )
+                token.sleep(interval, f"waiting for {what}")
 
     def scroll_until(
         self,

@@ -15,9 +15,11 @@ What a real client sees, as on a phone:
   once in ``accept-all`` mode, held until :meth:`KeyStore.allow` in ``known-keys`` mode).
 * ``OPEN`` of ``shell:``, ``shell,v2,…:``, ``exec:``, ``sync:`` → ``OKAY`` and the
   service; other services fail with ``CLSE(0, id)`` as adbd does.
-* Invalid magic, oversized payload, or a bad checksum (while the negotiated version is
-  below 0x01000001) drops the connection. CLSE/OKAY/WRTE for unknown streams are ignored
-  (clients send a stray CLSE for streams the device already closed).
+* Invalid magic, a payload over the negotiated max payload (4 KiB before Android 7,
+  256 KiB before 9, 1 MiB since: AOSP adb ``check_header``), or a bad checksum (while the
+  negotiated version is below 0x01000001) drops the connection. CLSE/OKAY/WRTE for
+  unknown streams are ignored (clients send a stray CLSE for streams the device already
+  closed).
 * Each message is written with one ``sendall`` (header and payload together, and a
   stream's last data together with its CLSE), with ``TCP_NODELAY`` set.
 """
@@ -64,7 +66,7 @@ class _Connection:
         self.server = server
         self.sock = sock
         self.peer = peer
-        self.reader = P.MessageReader(P.MAX_PAYLOAD, check_checksum=True)
+        self.reader = P.MessageReader(server.max_payload, check_checksum=True)
         self.version = P.A_VERSION_MIN
         self.max_payload = P.MAX_PAYLOAD_V1
         self.online = False
@@ -161,6 +163,7 @@ class _Connection:
         elif cmd == P.A_WRTE:
             s = self._stream(msg.arg1)
             if s is not None:
+                s.slow_link()  # before the data is handled: its OKAY goes before any reply
                 s.on_data(msg.payload)
                 self.send(P.A_OKAY, s.local_id, s.remote_id)
         elif cmd == P.A_CLSE:
@@ -186,7 +189,9 @@ class _Connection:
             self.kill(f"unsupported protocol version {msg.arg0:#x}")
             return
         self.version = min(msg.arg0, self.server.protocol_version)
-        self.max_payload = max(P.MAX_PAYLOAD_V1, min(msg.arg1, P.MAX_PAYLOAD))
+        # AOSP atransport::update_version: max_payload = min(host's, the device's own)
+        self.max_payload = max(P.MAX_PAYLOAD_V1, min(msg.arg1, self.server.max_payload))
+        self.reader.max_payload = self.max_payload
         self.reader.check_checksum = self.version < P.A_VERSION_SKIP_CHECKSUM
         self.host_banner = msg.payload.rstrip(b"\0").decode("utf-8", "replace")
         if self.server.keys.mode == "none":
@@ -292,7 +297,10 @@ class AdbdServer:
         on_auth_prompt: Callable[[AndroidPublicKey], None] | None = None,
         protocol_version: int = P.A_VERSION,
         legacy_pty: bool = False,
+        max_payload: int = P.MAX_PAYLOAD,
     ) -> None:
+        #: the largest payload this adbd takes (and offers in its CNXN)
+        self.max_payload = max_payload
         self.model = model
         #: what this adbd announces in CNXN (0x01000000 before Android 9: checksums always)
         self.protocol_version = protocol_version

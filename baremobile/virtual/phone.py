@@ -15,9 +15,18 @@ from typing import Any
 
 from baremobile.virtual.adbd import DEFAULT_FEATURES, AdbdServer, Faults
 from baremobile.virtual.auth import AndroidPublicKey, KeyStore, parse_public_key
-from baremobile.virtual.protocol import A_VERSION, A_VERSION_MIN
+from baremobile.virtual.protocol import A_VERSION, A_VERSION_MIN, MAX_PAYLOAD, MAX_PAYLOAD_V1
 
-__all__ = ["VirtualPhone", "features_for_api"]
+__all__ = ["VirtualPhone", "features_for_api", "max_payload_for_api"]
+
+
+def max_payload_for_api(api_level: int) -> int:
+    """adbd's MAX_PAYLOAD at that API level: 4 KiB before Android 7 (24), 256 KiB before
+    Android 9 (28), 1 MiB since (AOSP adb: "Increase size of the adb packets", 2015;
+    "Use kernel aio for functionfs", 2017)."""
+    if api_level < 24:
+        return MAX_PAYLOAD_V1
+    return 256 * 1024 if api_level < 28 else MAX_PAYLOAD
 
 
 def features_for_api(api_level: int) -> tuple[str, ...]:
@@ -95,6 +104,7 @@ class VirtualPhone:
             on_auth_prompt=on_auth_prompt,
             protocol_version=A_VERSION if api >= 28 else A_VERSION_MIN,
             legacy_pty=api < 24,
+            max_payload=max_payload_for_api(api),
         )
 
     # -- lifecycle ----------------------------------------------------------------------

@@ -139,6 +139,7 @@ class Stream:
             if piece:
                 if not self._wait_ready():
                     return
+                self.slow_link()
                 self.ready.clear()
                 wire = self.conn.pack(P.A_WRTE, self.local_id, self.remote_id, piece)
                 self.sent_bytes += len(piece)
@@ -154,6 +155,11 @@ class Stream:
                 self.conn.send_raw(wire)
             if done and not final:
                 return
+
+    def slow_link(self) -> None:
+        """Hold the next message back, under a ``slow`` fault (until the stream closes)."""
+        if self.fault is not None and self.fault.kind == "slow":
+            self.closed.wait(self.fault.delay_s)
 
     def _fire(self, rule: FaultRule) -> None:
         self.fault = None
