@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 
 from baremobile import AsyncPage, Page, connect_async
@@ -38,3 +39,112 @@ def test_async_flow_and_two_phones_at_once(phone, adb_key):
     with VirtualPhone(port=free_port()) as other:
         assert asyncio.run(both(other)) == ["first phone", "second phone"]
         assert [e["text"] for e in other.events.list("text")] == ["second", "phone"]
+
+
+# -- cancellation and per-device queues (issue 15, item 2) ---------------------------------
+
+QUICK = 2.0  # generous bound for "at once" on a shared machine
+
+
+def _slow(phone: VirtualPhone) -> VirtualPhone:
+    phone.model.faults.set(None, delay_s=10.0)  # a cancellable wait on the phone's side
+    return phone
+
+
+async def _until(cond, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        assert loop.time() < end, "timed out waiting"
+        await asyncio.sleep(0.01)
+
+
+def test_a_queued_call_cancelled_before_it_starts_sends_nothing(phone, adb_key):
+    _slow(phone)
+
+    async def main() -> None:
+        async with await connect_async(phone.address, keys=[adb_key]) as page:
+            snap = asyncio.create_task(page.snapshot())
+            await _until(lambda: phone.events.list("open"))
+            tap = asyncio.create_task(page.tap_xy(300, 400))
+            await asyncio.sleep(0.2)
+            tap.cancel()
+            snap.cancel()
+            for task in (tap, snap):
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+                else:
+                    raise AssertionError("not cancelled")
+            assert page.last_snapshot is None  # the cancelled snapshot set nothing
+            phone.model.faults.set(None, delay_s=0)
+            assert (await page.snapshot()).refs  # the page still works
+        await asyncio.sleep(0.3)
+        assert not phone.events.list("tap"), "a cancelled tap reached the device"
+        assert len(phone.events.list("dump")) == 1  # only the last snapshot ran
+
+    asyncio.run(main())
+
+
+def test_cancelling_a_running_call_aborts_it_at_once(phone, adb_key):
+    _slow(phone)
+
+    async def main() -> float:
+        page = await connect_async(phone.address, keys=[adb_key])
+        task = asyncio.create_task(page.snapshot())
+        await _until(lambda: phone.events.list("open"))
+        await asyncio.sleep(0.05)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        took = loop.time() - t0
+        assert page.last_snapshot is None
+        await page.close()
+        return took
+
+    assert asyncio.run(main()) < QUICK
+
+
+def test_a_slow_device_does_not_starve_another(phone, adb_key):
+    _slow(phone)
+
+    async def main() -> float:
+        with VirtualPhone(port=free_port()) as healthy:
+            slow = await connect_async(phone.address, keys=[adb_key])
+            fast = await connect_async(healthy.address, keys=[adb_key])
+            queued = [asyncio.create_task(slow.snapshot()) for _ in range(10)]
+            await _until(lambda: phone.events.list("open"))
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            assert (await fast.snapshot()).refs
+            took = loop.time() - t0
+            for task in queued:
+                task.cancel()
+            await asyncio.gather(*queued, return_exceptions=True)
+            await slow.close()
+            await fast.close()
+            return took
+
+    assert asyncio.run(main()) < QUICK
+
+
+def test_close_cancels_the_running_call_and_the_worker_ends(phone, adb_key, no_thread_leaks):
+    _slow(phone)
+
+    async def main() -> None:
+        page = await connect_async(phone.address, keys=[adb_key])
+        task = asyncio.create_task(page.snapshot())
+        await _until(lambda: phone.events.list("open"))
+        await asyncio.sleep(0.05)
+        await page.close()
+        try:
+            await task
+        except Exception as exc:  # noqa: BLE001
+            assert getattr(exc, "code", "") == "CANCELLED", exc
+        else:
+            raise AssertionError("the snapshot survived close()")
+
+    asyncio.run(main())

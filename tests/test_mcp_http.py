@@ -195,3 +195,42 @@ def test_bearer_auth_unit():
     assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [401, 401]
     with pytest.raises(ValueError):
         BearerAuth(app, "")
+
+
+def test_http_cancelled_call_aborts_and_never_stalls_another_session(http_server, phone):
+    """issue 15 item 1: a client cancels a snapshot stuck in a 10 s dump; another session's
+    tools/list answers at once, the dump stops on the device, and the device is free."""
+    phone.model.faults.set(None, delay_s=10.0)
+    timings: dict[str, float] = {}
+
+    async def main() -> None:
+        def client():
+            http = create_mcp_http_client(
+                headers={"Authorization": f"Bearer {http_server.token}"})
+            return http, streamable_http_client(http_server.url, http_client=http)
+
+        http_a, conn_a = client()
+        http_b, conn_b = client()
+        async with http_a, conn_a as (ra, wa), ClientSession(ra, wa) as a, \
+                http_b, conn_b as (rb, wb), ClientSession(rb, wb) as b:
+            with anyio.fail_after(60):
+                await a.initialize()
+                await b.initialize()
+                ok(await a.call_tool("devices", {}))
+                with anyio.move_on_after(1.5) as scope:
+                    await a.call_tool("snapshot", {})
+                assert scope.cancelled_caught
+                t0 = time.monotonic()
+                tools = await b.list_tools()
+                timings["list"] = time.monotonic() - t0
+                assert tools.tools
+                phone.model.faults.set(None, delay_s=0)
+                t0 = time.monotonic()
+                r = ok(await b.call_tool("snapshot", {}))
+                timings["snapshot"] = time.monotonic() - t0
+                assert "[ref=" in r.content[0].text
+
+    anyio.run(main)
+    assert timings["list"] < 2.0, timings
+    assert timings["snapshot"] < 5.0, timings  # not BUSY behind the cancelled dump
+    assert len(phone.events.list("dump")) == 1  # the cancelled one never finished

@@ -181,7 +181,7 @@ def test_stdio_cancelled_call_frees_the_device(phone, tmp_path):
     log_file = tmp_path / "mcp.log"
     run_stdio(["--device", phone.address, "--log-file", str(log_file)], body,
               tmp_path / "stderr.txt")
-    assert "cancelled: closed the page" in log_file.read_text()
+    assert "cancelled: aborted its device I/O" in log_file.read_text()
 
 
 def test_stdio_shutdown_does_not_wait_for_a_long_call(phone):

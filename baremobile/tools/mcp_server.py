@@ -10,8 +10,9 @@
 * two calls on one device never interleave: the second answers ``BUSY``;
 * tool failures are ``isError`` results whose text says code, message and hint, with the
   same data in ``structuredContent``; ``screenshot`` answers MCP image content;
-* a call the client cancels (or one still running at shutdown) is abandoned at once and
-  the page it acts on is closed, so the device is free again (the next call reconnects);
+* a call the client cancels (``notifications/cancelled``, or one still running at
+  shutdown) is cancelled at once: its device I/O is aborted (no lock is waited for, so no
+  other request stalls), the device is free again and the next call reconnects;
 * host files only inside ``--files-dir``; scenario files and device specs only as the
   operator allows (``--allow-scenarios``, ``--allow-device``);
 * logs never hold typed text (``type`` calls are logged with its length only, unless
@@ -34,7 +35,6 @@ import secrets
 import socket
 import stat
 import sys
-import threading
 from typing import Any
 
 import anyio
@@ -57,6 +57,7 @@ from baremobile.tools.dispatch import TEXT_PAYLOADS, call, redacted, to_text
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
+from baremobile.transport.cancel import CancelToken, cancel_scope
 
 __all__ = ["BearerAuth", "build_server", "mcp_result", "parse_http", "run"]
 
@@ -121,20 +122,20 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
         name, arguments = params.name, params.arguments
         log.info("call %s %s", name,
                  _short(arguments if log_typed_text else redacted(name, arguments, prefix)))
-        worker: list[int] = []
+        token = CancelToken()
 
         def work() -> dict[str, Any]:
-            worker.append(threading.get_ident())
-            return call(session, name, arguments, groups=group_names, prefix=prefix)
+            with cancel_scope(token):
+                return call(session, name, arguments, groups=group_names, prefix=prefix)
 
         try:
             # abandon_on_cancel: a cancelled request (or shutdown) does not wait for the
-            # thread; closing the page it acts on makes that thread fail fast and frees the
-            # device for the next call
+            # thread; cancelling its token aborts the device I/O it is blocked in (without
+            # waiting for anything), so the thread ends at once and frees the device
             result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
-            if worker and session.interrupt(worker[0]) is not None:
-                log.info("%s cancelled: closed the page it was acting on", name)
+            if token.cancel("the client cancelled the request"):
+                log.info("%s cancelled: aborted its device I/O", name)
             raise
         if not result["ok"]:
             log.info("%s -> %s", name, result["error"]["code"])

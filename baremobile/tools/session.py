@@ -438,17 +438,20 @@ class Session:
             lock.release()
 
     def interrupt(self, thread_id: int) -> Any:
-        """Stop the call thread ``thread_id`` is making: close the page it acts on (its
-        verbs then fail fast with ``PAGE_CLOSED``) and forget it, so that the next call
-        connects afresh. Returns the closed page, or None when that thread holds none."""
+        """Cancel the call thread ``thread_id`` is making on a device: its device I/O is
+        aborted at once and it answers ``CANCELLED``; the page stays (the next call
+        reconnects). Never blocks. Returns that page, or None when the thread acts on none.
+
+        Adapters that run a call in a :func:`~baremobile.transport.cancel.cancel_scope`
+        cancel its token instead, which also covers connecting and waiting for the device.
+        """
         with self._mutex:
             page = self._acting.get(thread_id)
         if page is None:
             return None
         log.info("interrupting the call on %s", getattr(page, "serial", page))
         with contextlib.suppress(Exception):
-            page.close()
-        self.forget(page)
+            page.cancel("interrupted")
         return page
 
     def forget(self, page: Any) -> None:
