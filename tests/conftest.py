@@ -1,8 +1,11 @@
 """Shared fixtures: virtual phones, test ADB keys, and a private real-adb server.
 
 Every test runs with ``ANDROID_USER_HOME`` pointing at a temporary directory (so the
-user's ``~/.android/adbkey`` is never read or written) and with the adb-server port moved
-to one nothing listens on (so a developer's running adb server is never discovered).
+user's ``~/.android/adbkey`` is never read or written), with the adb-server port moved
+to one nothing listens on (so a developer's running adb server is never discovered), and
+with no emulator port probed (``BAREMOBILE_EMULATOR_PORTS=""``: an emulator or another
+engineer's virtual phone on 5555–5585 is never discovered). Tests of discovery name the
+ports they probe.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, key_dir: Path) -> Non
     monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
     monkeypatch.delenv("ANDROID_SERIAL", raising=False)
     monkeypatch.delenv("ADB_VENDOR_KEYS", raising=False)
+    monkeypatch.setenv("BAREMOBILE_EMULATOR_PORTS", "")
 
 
 _UNUSED_PORT: list[int] = []

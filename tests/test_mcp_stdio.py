@@ -27,7 +27,8 @@ SETTINGS = "com.android.settings"
 def server_env(**extra: str) -> dict[str, str]:
     """The test process's isolated environment for the server subprocess."""
     env = {k: os.environ[k] for k in ("PATH", "ANDROID_USER_HOME", "ANDROID_ADB_SERVER_PORT",
-                                      "SYSTEMROOT", "HOME", "PYTHONPATH") if k in os.environ}
+                                      "BAREMOBILE_EMULATOR_PORTS", "SYSTEMROOT", "HOME",
+                                      "PYTHONPATH") if k in os.environ}
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
     return env

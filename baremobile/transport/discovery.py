@@ -4,10 +4,11 @@ Device specs (``connect(device=...)``):
 
 ============================  =============================================================
 ``None`` / ``"auto"``         ``$ANDROID_SERIAL`` if set; else the adb server's devices if
-                              one answers; else local emulator adbd ports (5555–5585, odd);
-                              else USB — plus the virtual phones ``baremobile virtual``
-                              announced (:mod:`.registry`). Exactly one ready device is
-                              required.
+                              one answers; else local emulator adbd ports (5555–5585, odd,
+                              or ``$BAREMOBILE_EMULATOR_PORTS``) that answer the ADB
+                              handshake; else USB — plus the virtual phones
+                              ``baremobile virtual`` announced (:mod:`.registry`). Exactly
+                              one ready device is required.
 ``"host:port"``               adbd directly over TCP (``adb tcpip``, emulators, the
                               virtual phone). A TLS-only wireless-debugging port is
                               reached through the adb server when it knows the serial.
@@ -17,14 +18,23 @@ Device specs (``connect(device=...)``):
 ``"adb:SERIAL"``              force the adb-server route (e.g. ``adb:10.0.0.5:5555``).
 any other string              a serial (``emulator-5554``, ``R58M…``) through the adb server.
 ============================  =============================================================
+
+Emulator ports are probed as adb probes them: a listener counts as a device only when it
+answers our ``CNXN`` with an ADB message (``CNXN``, ``AUTH`` or ``STLS``) within a short
+deadline; one that accepts the connection and says nothing (or garbage) is listed as
+``offline`` and never picked.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import select
 import socket
+import struct
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +52,22 @@ from baremobile.transport.base import Transport, check_text
 from baremobile.transport.direct import DirectTransport
 from baremobile.transport.server import AdbServerClient, ServerTransport
 
-__all__ = ["DeviceInfo", "devices", "open_transport", "EMULATOR_PORTS", "parse_host_port"]
+__all__ = [
+    "DeviceInfo",
+    "devices",
+    "open_transport",
+    "EMULATOR_PORTS",
+    "emulator_ports",
+    "parse_host_port",
+    "probe_adbd",
+]
 
 #: adbd ports of local emulators (console port + 1): 5555, 5557, … 5585.
 EMULATOR_PORTS = tuple(range(5555, 5586, 2))
+#: Names other ports to probe instead (``"5555,5557"``, ``"5555-5585"``; ``""``: none).
+PORTS_ENV = "BAREMOBILE_EMULATOR_PORTS"
+#: Seconds a listener gets to answer the handshake before it is called ``offline``.
+PROBE_TIMEOUT = 0.5
 
 _HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s/]+)):(?P<port>\d{1,5})\Z")
 
@@ -77,12 +99,98 @@ def parse_host_port(spec: str) -> tuple[str, int] | None:
     return (m.group("v6") or m.group("host")), port
 
 
-def _port_open(host: str, port: int, timeout: float) -> bool:
+def emulator_ports() -> tuple[int, ...]:
+    """The local ports probed for emulators: ``$BAREMOBILE_EMULATOR_PORTS`` when set, else
+    :data:`EMULATOR_PORTS`."""
+    spec = os.environ.get(PORTS_ENV)
+    if spec is None:
+        return EMULATOR_PORTS
+    ports: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            first, last = int(lo), int(hi if sep else lo)
+        except ValueError:
+            raise InvalidArgument(
+                f"${PORTS_ENV} must list ports or ranges (5555,5557 or 5555-5585), not {spec!r}"
+            ) from None
+        step = 2 if sep and first % 2 == last % 2 == 1 else 1
+        ports.extend(p for p in range(first, last + 1, step) if 0 < p < 65536)
+    return tuple(dict.fromkeys(ports))
+
+
+_CNXN = int.from_bytes(b"CNXN", "little")
+_ANSWERS = frozenset(int.from_bytes(c, "little") for c in (b"CNXN", b"AUTH", b"STLS"))
+_HELLO_BANNER = b"host::baremobile-probe\0"
+#: our CNXN: version 0x01000000, max payload 4 KiB, with its checksum (old adbd check it)
+_HELLO = (
+    struct.pack(
+        "<6I",
+        _CNXN,
+        0x01000000,
+        4096,
+        len(_HELLO_BANNER),
+        sum(_HELLO_BANNER),
+        _CNXN ^ 0xFFFFFFFF,
+    )
+    + _HELLO_BANNER
+)
+
+
+def probe_adbd(ports: tuple[int, ...], host: str = "127.0.0.1",
+               timeout: float = PROBE_TIMEOUT) -> dict[int, str]:
+    """Which of ``ports`` have an adbd: port → ``"device"`` (it answered our ``CNXN``
+    with an ADB message) or ``"offline"`` (it accepted the connection but did not answer
+    in ``timeout`` seconds, or answered garbage). Closed ports are left out. All ports are
+    probed at once."""
+    end = time.monotonic() + timeout
+    socks: dict[socket.socket, int] = {}
+    got: dict[socket.socket, bytearray] = {}
+    found: dict[int, str] = {}
+    for port in ports:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        err = sock.connect_ex((host, port))
+        if err in (0, errno.EINPROGRESS, errno.EWOULDBLOCK):
+            socks[sock] = port
+        else:
+            sock.close()
+    connecting = set(socks)
     try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
+        while socks and time.monotonic() < end:
+            waiting = [s for s in socks if s not in connecting]
+            readable, writable, _ = select.select(
+                waiting, list(connecting), [], max(0.0, end - time.monotonic())
+            )
+            for sock in writable:
+                connecting.discard(sock)
+                if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+                    socks.pop(sock)
+                    sock.close()  # nothing listens there
+                    continue
+                found[socks[sock]] = "offline"  # listening; an answer makes it a device
+                with contextlib.suppress(OSError):
+                    sock.send(_HELLO)
+            for sock in readable:
+                try:
+                    data = sock.recv(24 - len(got.setdefault(sock, bytearray())))
+                except OSError:
+                    data = b""
+                got[sock] += data
+                if data and len(got[sock]) < 24:
+                    continue
+                port = socks.pop(sock)
+                sock.close()
+                if len(got[sock]) == 24:
+                    cmd, *_, magic = struct.unpack("<6I", got[sock])
+                    if cmd in _ANSWERS and magic == cmd ^ 0xFFFFFFFF:
+                        found[port] = "device"
+    finally:
+        for sock in socks:
+            sock.close()
+    return found
 
 
 def _server_devices(tried: list[str]) -> list[DeviceInfo] | None:
@@ -107,13 +215,21 @@ def _server_devices(tried: list[str]) -> list[DeviceInfo] | None:
 
 
 def _emulator_devices(tried: list[str], timeout: float) -> list[DeviceInfo]:
+    ports = emulator_ports()
+    if not ports:
+        tried.append(f"local emulator ports: none (${PORTS_ENV} is empty)")
+        return []
+    states = probe_adbd(ports, timeout=timeout)
     found = [
-        DeviceInfo(f"127.0.0.1:{p}", "device", "emulator", "direct")
-        for p in EMULATOR_PORTS
-        if _port_open("127.0.0.1", p, timeout)
+        DeviceInfo(f"127.0.0.1:{p}", states[p], "emulator", "direct")
+        for p in ports
+        if p in states
     ]
+    ready = sum(1 for d in found if d.ready)
+    shown = f"{ports[0]}-{ports[-1]}" if len(ports) > 2 else ", ".join(map(str, ports))
     tried.append(
-        f"local emulator ports {EMULATOR_PORTS[0]}-{EMULATOR_PORTS[-1]}: {len(found)} open"
+        f"local emulator ports {shown}: {ready} answering adbd"
+        + (f", {len(found) - ready} not answering the ADB handshake" if len(found) > ready else "")
     )
     return found
 
@@ -136,7 +252,7 @@ def _announced_devices(tried: list[str], timeout: float) -> list[DeviceInfo]:
     found = [
         DeviceInfo(
             f"{r['host']}:{r['port']}",
-            "device" if _port_open(r["host"], r["port"], timeout) else "offline",
+            probe_adbd((r["port"],), r["host"], timeout).get(r["port"], "offline"),
             "virtual",
             "direct",
             str(r.get("model", "")),
@@ -153,11 +269,13 @@ def _with(found: list[DeviceInfo], more: list[DeviceInfo]) -> list[DeviceInfo]:
     return found + [d for d in more if d.serial not in seen]
 
 
-def devices(*, probe_timeout: float = 0.2) -> list[DeviceInfo]:
+def devices(*, probe_timeout: float = PROBE_TIMEOUT) -> list[DeviceInfo]:
     """Every device reachable now, ready or not (``state`` tells).
 
     With an adb server running, its list is the truth (it owns USB devices and
-    emulators); without one, local emulator ports are probed and USB is enumerated.
+    emulators); without one, local emulator ports are probed (a listener that does not
+    answer the ADB handshake within ``probe_timeout`` is ``offline``) and USB is
+    enumerated.
     Either way the virtual phones ``baremobile virtual`` announced are added.
     """
     tried: list[str] = []
@@ -287,8 +405,8 @@ def _auto(**options: Any) -> Transport:
     tried: list[str] = []
     listed = _server_devices(tried)
     if not listed:
-        listed = _emulator_devices(tried, 0.2) + _usb_devices(tried)
-    chosen = _pick(_with(listed, _announced_devices(tried, 0.2)), tried)
+        listed = _emulator_devices(tried, PROBE_TIMEOUT) + _usb_devices(tried)
+    chosen = _pick(_with(listed, _announced_devices(tried, PROBE_TIMEOUT)), tried)
     return _open_chosen(chosen, **options)
 
 
