@@ -305,3 +305,44 @@ def test_stdio_log_file_is_private_and_never_holds_typed_text(phone, tmp_path):
     run_stdio(["--device", phone.address, "--log-file", str(fresh), "--log-typed-text"], body,
               tmp_path / "stderr2.txt")
     assert (fresh.stat().st_mode & 0o777) == 0o600 and secret in fresh.read_text()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_stdio_on_a_terminal_says_it_waits_and_ctrl_c_stops_it(tmp_path):
+    """issue 15 item 18: stdin is a terminal; the server says so on stderr, answers an
+    initialize typed there, and SIGINT (Ctrl-C) ends it at once with status 0."""
+    import pty
+    import signal
+    import subprocess
+    import time
+
+    master, slave = pty.openpty()
+    err = (tmp_path / "stderr.txt").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "mcp"], env=server_env(),
+                            stdin=slave, stdout=subprocess.PIPE, stderr=err,
+                            start_new_session=True)
+    os.close(slave)
+    try:
+        deadline = time.monotonic() + 30
+        while b"waiting for an MCP client" not in (tmp_path / "stderr.txt").read_bytes():
+            assert time.monotonic() < deadline and proc.poll() is None, "no notice"
+            time.sleep(0.05)
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "tty", "version": "0"}}}
+        os.write(master, (json.dumps(init) + "\n").encode())
+        assert proc.stdout is not None
+        reply = json.loads(proc.stdout.readline())
+        assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "baremobile"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+        assert time.monotonic() - t0 < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+        err.close()
+        assert proc.stdout is not None
+        proc.stdout.close()

@@ -243,11 +243,52 @@ async def serve_http(server: Server[Any], host: str, port: int, token: str) -> N
         sock.close()
 
 
+class TerminalLines:
+    """Lines of a terminal's input, awaited without a blocking reader thread.
+
+    The SDK reads stdin in a worker thread that cannot be interrupted, so Ctrl-C on a
+    terminal waited for a line that never came; this reader waits for the descriptor in
+    the event loop (``anyio.wait_readable``), so cancelling it — Ctrl-C — stops at once.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buf = b""
+
+    def __aiter__(self) -> TerminalLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while b"\n" not in self._buf:
+            await anyio.wait_readable(self.fd)
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                if not self._buf:
+                    raise StopAsyncIteration
+                line, self._buf = self._buf, b""
+                return line.decode("utf-8", "replace")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line.decode("utf-8", "replace") + "\n"
+
+
 async def serve_stdio(server: Server[Any]) -> None:
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read, write):
+    stdin: Any = None
+    if _stdin_is_terminal():
+        _say("baremobile MCP server: waiting for an MCP client on stdin/stdout "
+             "(it is meant to be started by one; Ctrl-C stops it)")
+        stdin = TerminalLines(sys.stdin.fileno())
+    async with stdio_server(stdin=stdin) as (read, write):
         await server.run(read, write, server.create_initialization_options())
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------------------------------
