@@ -13,6 +13,14 @@ Starts the virtual phone and a private Debian `adb` server (port chosen here), t
   adb subprocess      `adb -s SERIAL shell input tap X Y` per command — what the JS
                       baremobile does (the baseline every ratio is against)
 
+Then a large dump (issue 10): `cat` of a 100 KB uiautomator dump on the phone (the bytes
+`Page.snapshot()` streams), N times each way, against the adb server route as baseline:
+
+  direct              DirectTransport as shipped: protocol 0x01000001, no checksums
+  direct, checksums   DirectTransport announcing 0x01000000, as adb-shell does: every
+                      payload byte-summed (by the phone, as an Android 8 or older adbd would)
+  adb server socket   ServerTransport (Debian's adb negotiates 0x01000001 with the phone)
+
 Machines here are shared and noisy: read the ratios, not the absolute numbers.
 """
 
@@ -55,10 +63,45 @@ def timed(fn, calls: int) -> list[float]:
     return out
 
 
+def big_dump(size: int = 100_000) -> bytes:
+    """A uiautomator dump of ``size`` bytes (a real one from the corpus when it is there)."""
+    corpus = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "dumps"
+    found = sorted(corpus.glob("*.xml"), key=lambda p: -p.stat().st_size) if corpus.is_dir() else []
+    if found and found[0].stat().st_size >= size:
+        return found[0].read_bytes()[:size]
+    node = (
+        b'<node index="0" text="Item" resource-id="com.example:id/title" '
+        b'class="android.widget.TextView" package="com.example" content-desc="" '
+        b'clickable="true" bounds="[0,100][1080,200]" />'
+    )
+    return (b"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+            + node * (size // len(node) + 1))[:size]
+
+
+def table(rows: list[tuple[str, list[float]]], base_name: str) -> None:
+    base = dict(rows).get(base_name)
+    base_med = statistics.median(base) if base else None
+    print(
+        f"\n{'':20}{'calls':>7}{'median ms':>11}{'p95 ms':>9}{'total s':>9}"
+        f"{'speedup vs ' + base_name:>32}"
+    )
+    for name, samples in rows:
+        med = statistics.median(samples)
+        p95 = sorted(samples)[int(0.95 * (len(samples) - 1))]
+        ratio = f"{base_med / med:.2f}x" if base_med else "n/a"
+        print(
+            f"{name:20}{len(samples):>7}{med * 1000:>11.2f}{p95 * 1000:>9.2f}"
+            f"{sum(samples):>9.2f}{ratio:>32}"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--dumps", type=int, default=200, help="large-dump transfers per route")
     args = ap.parse_args()
+    dump = big_dump()
+    dump_rows: list[tuple[str, list[float]]] = []
     adb = shutil.which("adb")
     home = Path(tempfile.mkdtemp(prefix="bm-bench-"))
     key = ensure_key(home / ".android" / "adbkey")
@@ -114,25 +157,38 @@ def main() -> int:
                         ),
                     )
                 )
+                # the large dump, each route in turn (interleaved rounds even out the noise)
+                phone.fs.write("/sdcard/big_dump.xml", dump)
+                routes = {
+                    "direct": DirectTransport(phone.host, phone.port, keys=[key]),
+                    "direct, checksums": DirectTransport(
+                        phone.host, phone.port, keys=[key], version=0x01000000
+                    ),
+                    "adb server socket": server,
+                }
+                samples: dict[str, list[float]] = {name: [] for name in routes}
+                for _ in range(args.dumps // 20):
+                    for name, t in routes.items():
+                        for _ in range(20):
+                            t0 = time.perf_counter()
+                            got = t.exec_out("cat /sdcard/big_dump.xml")
+                            samples[name].append(time.perf_counter() - t0)
+                            assert got == dump
+                for name in routes:
+                    dump_rows.append((name, samples[name]))
+                for t in routes.values():
+                    t.close()
             finally:
                 run("kill-server")
         taps = len(phone.events.list("tap"))
     shutil.rmtree(home, ignore_errors=True)
 
-    base = dict(rows).get("adb subprocess")
-    base_med = statistics.median(base) if base else None
-    print(
-        f"\n{'':20}{'calls':>7}{'median ms':>11}{'p95 ms':>9}{'total s':>9}"
-        f"{'speedup vs adb subprocess':>28}"
-    )
-    for name, samples in rows:
-        med = statistics.median(samples)
-        p95 = sorted(samples)[int(0.95 * (len(samples) - 1))]
-        ratio = f"{base_med / med:.1f}x" if base_med else "n/a"
-        print(
-            f"{name:20}{len(samples):>7}{med * 1000:>11.2f}{p95 * 1000:>9.2f}"
-            f"{sum(samples):>9.2f}{ratio:>28}"
-        )
+    print("per-command latency: input tap X Y")
+    table(rows, "adb subprocess")
+    if dump_rows:
+        kb = len(dump) // 1000
+        print(f"\nlarge dump: {kb} KB through exec: cat, as Page.snapshot() reads it")
+        table(dump_rows, "adb server socket")
     print(f"\nthe phone logged {taps} taps")
     return 0
 
