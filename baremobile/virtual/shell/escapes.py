@@ -15,7 +15,8 @@ _SIMPLE_ESC = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "
 def unbackslash(s: str, i: int, *, cstyle: bool) -> tuple[str, int]:
     """Decode the escape after a backslash at ``s[i]`` (mksh's ``unbksl``).
 
-    Returns ``(text, new_index)``; an unknown escape returns ``"\\" + char``.
+    Returns ``(text, new_index)``; an unknown escape returns ``"\\" + char`` — in
+    ``$'...'`` (``cstyle``) just the char, as mksh does (``$'\\q'`` is ``q``).
     """
     c = s[i] if i < len(s) else ""
     if c == "":
@@ -40,10 +41,10 @@ def unbackslash(s: str, i: int, *, cstyle: bool) -> tuple[str, int]:
             digits += s[j]
             j += 1
         if not digits:
-            return "\\" + c, i + 1
+            return ("" if cstyle else "\\") + c, i + 1
         val = int(digits, 16)
         return (chr(val) if c != "x" else chr(val & 0xFF)), j
-    return "\\" + c, i + 1
+    return ("" if cstyle else "\\") + c, i + 1
 
 
 def mksh_print_escapes(text: str, *, stop_at_c: bool = False) -> tuple[str, bool]:
