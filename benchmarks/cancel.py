@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,24 +33,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _adb import PrivateAdb, free_port  # noqa: E402
+
 from baremobile import connect, connect_async  # noqa: E402
 from baremobile.errors import Cancelled  # noqa: E402
-from baremobile.transport import DirectTransport, ServerTransport  # noqa: E402
+from baremobile.transport import DirectTransport  # noqa: E402
 from baremobile.transport.cancel import CancelToken, cancel_scope  # noqa: E402
 from baremobile.transport.keys import ensure_key  # noqa: E402
-from baremobile.transport.server import AdbServerClient  # noqa: E402
 from baremobile.virtual import VirtualPhone  # noqa: E402
 
 DELAY = 10.0
-
-
-def free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5586:
-            return port
 
 
 def dumps_started(phone: VirtualPhone) -> int:
@@ -174,25 +163,11 @@ def main() -> int:
         asyncio.run_coroutine_threadsafe(apage.close(), loop).result()
         loop.call_soon_threadsafe(loop.stop)
 
-        adb = shutil.which("adb")
-        if adb is None:
+        if not PrivateAdb.available():
             print("Debian adb not installed: skipping the adb server route")
         else:
-            port = free_port()
-            env = {**os.environ, "HOME": str(home), "ANDROID_ADB_SERVER_PORT": str(port)}
-
-            def adb_run(*a: str) -> subprocess.CompletedProcess[bytes]:
-                return subprocess.run([adb, "-P", str(port), *a], env=env,
-                                      capture_output=True, check=True)
-
-            adb_run("start-server")
-            try:
-                adb_run("connect", phone.address)
-                for _ in range(100):
-                    if f"{phone.address}\tdevice" in adb_run("devices").stdout.decode():
-                        break
-                    time.sleep(0.05)
-                server = ServerTransport(phone.address, client=AdbServerClient(port=port))
+            with PrivateAdb(home, phone.address) as private:
+                server = private.transport()
 
                 def server_start(box: dict) -> Callable[[], None]:
                     token = CancelToken()
@@ -205,8 +180,6 @@ def main() -> int:
                     return lambda: token.cancel("benchmark")
 
                 run("adb server route", server_start)
-            finally:
-                adb_run("kill-server")
         page.close()
     shutil.rmtree(home, ignore_errors=True)
 

@@ -27,11 +27,8 @@ Machines here are shared and noisy: read the ratios, not the absolute numbers.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,19 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from baremobile.transport import DirectTransport, ServerTransport  # noqa: E402
+from _adb import PrivateAdb, free_port  # noqa: E402
+
+from baremobile.transport import DirectTransport  # noqa: E402
 from baremobile.transport.keys import ensure_key  # noqa: E402
-from baremobile.transport.server import AdbServerClient  # noqa: E402
 from baremobile.virtual import VirtualPhone  # noqa: E402
-
-
-def free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5586:
-            return port
 
 
 def timed(fn, calls: int) -> list[float]:
@@ -102,7 +91,6 @@ def main() -> int:
     args = ap.parse_args()
     dump = big_dump()
     dump_rows: list[tuple[str, list[float]]] = []
-    adb = shutil.which("adb")
     home = Path(tempfile.mkdtemp(prefix="bm-bench-"))
     key = ensure_key(home / ".android" / "adbkey")
     rows: list[tuple[str, list[float]]] = []
@@ -126,26 +114,11 @@ def main() -> int:
         rows.append(("adb-shell vanilla", timed(lambda i: vanilla.shell(cmd(i)), n_vanilla)))
         vanilla.close()
 
-        if adb is None:
+        if not PrivateAdb.available():
             print("Debian adb not installed: skipping the adb server and subprocess rows")
         else:
-            port = free_port()
-            env = {**os.environ, "HOME": str(home), "ANDROID_ADB_SERVER_PORT": str(port)}
-            def run(*a):
-                return subprocess.run(
-                            [adb, "-P", str(port), *a],
-                            env=env,  # noqa: E731
-                            capture_output=True,
-                            check=True,
-                        )
-            run("start-server")
-            try:
-                run("connect", phone.address)
-                for _ in range(100):
-                    if f"{phone.address}\tdevice" in run("devices").stdout.decode():
-                        break
-                    time.sleep(0.05)
-                server = ServerTransport(phone.address, client=AdbServerClient(port=port))
+            with PrivateAdb(home, phone.address) as private:
+                server = private.transport()
                 rows.append(
                     ("adb server socket", timed(lambda i: server.shell(cmd(i)).check(), args.calls))
                 )
@@ -153,7 +126,8 @@ def main() -> int:
                     (
                         "adb subprocess",
                         timed(
-                            lambda i: run("-s", phone.address, "shell", *cmd(i).split()), args.calls
+                            lambda i: private.run("-s", phone.address, "shell", *cmd(i).split()),
+                            args.calls,
                         ),
                     )
                 )
@@ -178,8 +152,6 @@ def main() -> int:
                     dump_rows.append((name, samples[name]))
                 for t in routes.values():
                     t.close()
-            finally:
-                run("kill-server")
         taps = len(phone.events.list("tap"))
     shutil.rmtree(home, ignore_errors=True)
 

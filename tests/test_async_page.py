@@ -51,6 +51,15 @@ def _slow(phone: VirtualPhone) -> VirtualPhone:
     return phone
 
 
+async def _snapshot_in_flight(phone: VirtualPhone, adb_key):
+    """An AsyncPage and its snapshot task, once the phone is running the (slow) dump."""
+    page = await connect_async(phone.address, keys=[adb_key])
+    task = asyncio.create_task(page.snapshot())
+    await _until(lambda: phone.events.list("open"))
+    await asyncio.sleep(0.05)
+    return page, task
+
+
 async def _until(cond, timeout: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -91,10 +100,7 @@ def test_cancelling_a_running_call_aborts_it_at_once(phone, adb_key):
     _slow(phone)
 
     async def main() -> float:
-        page = await connect_async(phone.address, keys=[adb_key])
-        task = asyncio.create_task(page.snapshot())
-        await _until(lambda: phone.events.list("open"))
-        await asyncio.sleep(0.05)
+        page, task = await _snapshot_in_flight(phone, adb_key)
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         task.cancel()
@@ -139,10 +145,7 @@ def test_close_cancels_the_running_call_and_the_worker_ends(phone, adb_key, no_t
     _slow(phone)
 
     async def main() -> None:
-        page = await connect_async(phone.address, keys=[adb_key])
-        task = asyncio.create_task(page.snapshot())
-        await _until(lambda: phone.events.list("open"))
-        await asyncio.sleep(0.05)
+        page, task = await _snapshot_in_flight(phone, adb_key)
         await page.close()
         try:
             await task

@@ -19,6 +19,7 @@ from baremobile.transport.cancel import CancelToken, cancel_scope
 from baremobile.transport.server import AdbServerClient
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
+from tests.test_page_flows import open_conversation
 
 DUMP_DELAY = 10.0  # what cancelling saves; no test waits for it
 QUICK = 2.0  # generous bound for "at once" on a shared, loaded machine (target: 0.1 s)
@@ -289,10 +290,7 @@ def test_clearing_a_long_field_on_android_6_fits_its_4_kib_messages(adb_key):
     with VirtualPhone(port=free_port(), api_level=23) as ph, connect(
         ph.address, keys=[adb_key]
     ) as page:
-        page.launch("com.google.android.apps.messaging")
-        page.snapshot()
-        page.tap({"text": "Alex Kim"})
-        page.snapshot()
+        open_conversation(page)
         field = page.find({"role": "TextInput"})[0]
         page.type(field.ref, "a" * 2000)
         page.snapshot()

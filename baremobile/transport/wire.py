@@ -276,10 +276,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
             except (BlockingIOError, InterruptedError):
                 continue
             except OSError as exc:
-                self._check_abort()
-                raise DeviceDisconnected(
-                    f"connection to {self._host}:{self._port} lost: {exc}"
-                ) from None
+                raise self._lost(exc) from None
             break
         if not data:
             self._check_abort()
@@ -348,11 +345,13 @@ class FastTcpTransport(Interruptible, TcpTransport):
             except (BlockingIOError, InterruptedError):
                 continue
             except OSError as exc:
-                self._check_abort()
-                raise DeviceDisconnected(
-                    f"connection to {self._host}:{self._port} lost: {exc}"
-                ) from None
+                raise self._lost(exc) from None
             view = view[sent:]
+
+    def _lost(self, exc: OSError) -> BaseException:
+        """The error for a failed send/recv: Cancelled if we shut it down, else a drop."""
+        self._check_abort()
+        return DeviceDisconnected(f"connection to {self._host}:{self._port} lost: {exc}")
 
 
 class AdbIO(_AdbIOManager):
