@@ -16,6 +16,7 @@ from baremobile.errors import (
     AutomationBusy,
     BaremobileError,
     Busy,
+    Cancelled,
     CommandFailed,
     CommandTimeout,
     DeviceBusy,
@@ -39,6 +40,7 @@ from baremobile.errors import (
 from baremobile.page import Page, Screenshot, Selector, connect
 from baremobile.page import snapshot as _one_shot_snapshot
 from baremobile.snapshot import Snapshot
+from baremobile.transport.cancel import CancelToken, cancel_scope
 from baremobile.transport.discovery import DeviceInfo, devices
 
 __version__ = "0.1.0.dev0"
@@ -66,9 +68,12 @@ __all__ = [
     "snapshot",
     "DeviceInfo",
     "devices",
+    "CancelToken",
+    "cancel_scope",
     "AutomationBusy",
     "BaremobileError",
     "Busy",
+    "Cancelled",
     "CommandFailed",
     "CommandTimeout",
     "DeviceBusy",

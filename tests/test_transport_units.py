@@ -291,3 +291,70 @@ def test_server_timeout_bounds_the_whole_command():
     with pytest.raises(CommandTimeout):
         b"".join(t.stream("yes", timeout=0.5))
     assert started and 0.4 < time.monotonic() - t0 < 1.5  # bytes kept coming; still cut
+
+
+# -- USB: transfers wait in slices, so an abort and the deadline are seen -------------------
+
+
+class _SlowUsb:
+    """A stand-in for adb-shell's UsbTransport: every transfer times out as libusb does
+    (adb-shell wraps libusb1's USBErrorTimeout, which carries what was transferred)."""
+
+    def __init__(self, partial: bytes = b"", sent: int = 0) -> None:
+        self.waits: list[float] = []
+        self.partial = partial
+        self.sent = sent
+
+    def _timeout(self, wait: float, **fields):
+        import time
+
+        import usb1
+        from adb_shell.exceptions import UsbReadFailedError
+
+        self.waits.append(wait)
+        time.sleep(wait)
+        err = usb1.USBErrorTimeout()
+        for k, v in fields.items():
+            setattr(err, k, v)
+        return UsbReadFailedError("timed out", err)
+
+    def bulk_read(self, numbytes: int, timeout: float) -> bytes:
+        data, self.partial = self.partial, b""
+        raise self._timeout(timeout, received=data)
+
+    def bulk_write(self, data: bytes, timeout: float) -> int:
+        sent, self.sent = self.sent, 0
+        raise self._timeout(timeout, transferred=sent)
+
+
+def test_usb_abort_is_seen_between_short_transfers():
+    import threading
+    import time
+
+    from baremobile.errors import Cancelled
+    from baremobile.transport.usb import _ClaimMapped
+
+    inner = _SlowUsb()
+    pipe = _ClaimMapped(inner, "R58M")
+    threading.Timer(0.2, pipe.abort, args=("test",)).start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        pipe.bulk_read(24, 30)
+    assert time.monotonic() - t0 < 2  # one 50 ms slice after the abort, not 30 s
+    assert inner.waits and max(inner.waits) <= 0.05 and min(inner.waits) > 0  # never 0 (= forever)
+
+
+def test_usb_timed_out_slices_lose_nothing_and_the_deadline_holds():
+    import time
+
+    from baremobile.transport.usb import _ClaimMapped
+    from baremobile.transport.wire import DeadlineExpired
+
+    pipe = _ClaimMapped(_SlowUsb(partial=b"CNXN"), "R58M")
+    assert pipe.bulk_read(24, 5) == b"CNXN"  # what a timed-out slice received is kept
+    inner = _SlowUsb(sent=3)
+    pipe = _ClaimMapped(inner, "R58M")
+    pipe.deadline = time.monotonic() + 0.3
+    with pytest.raises(DeadlineExpired):
+        pipe.bulk_write(b"abcdef", 30)  # 3 bytes went; the rest never did, within the deadline
+    assert len(inner.waits) >= 2
