@@ -11,8 +11,11 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from baremobile import connect
+from baremobile.device import batches, typing_plan
 from baremobile.errors import Cancelled, CommandTimeout, InvalidArgument, PageClosed
 from baremobile.transport import DirectTransport, ServerTransport
 from baremobile.transport.cancel import CancelToken, cancel_scope
@@ -298,3 +301,25 @@ def test_clearing_a_long_field_on_android_6_fits_its_4_kib_messages(adb_key):
         snap = page.snapshot()
         assert snap.refs[field.ref].text == "wifi"
         assert len(ph.events.list("connect")) == 1  # never dropped for an oversized message
+
+
+@given(
+    keys=st.lists(st.sampled_from(["67", "123", "KEYCODE_DEL", "62"]), min_size=1, max_size=3000),
+    text=st.text(st.sampled_from("ab%s "), max_size=40),
+    limit=st.integers(min_value=120, max_value=5000),
+)
+@settings(max_examples=80, deadline=None)
+def test_batches_fit_the_limit_and_keep_every_key_in_order(keys, text, limit):
+    plan = [*typing_plan(text), ["input", "keyevent", *keys], ["input", "tap", "1", "2"]]
+    lines = batches(plan, limit)
+    assert all(len(line.encode()) <= limit for line in lines)
+    commands = [c.split(" ") for line in lines for c in line.split(" && ")]
+    sent_keys = [k for c in commands if c[:2] == ["input", "keyevent"] for k in c[2:]]
+    planned_keys = [k for c in plan if c[:2] == ["input", "keyevent"] for k in c[2:]]
+    assert sent_keys == planned_keys
+    assert commands[-1] == ["input", "tap", "1", "2"]
+
+
+def test_a_command_that_cannot_be_split_is_refused_before_anything_is_sent():
+    with pytest.raises(InvalidArgument, match="does not fit"):
+        batches([["input", "tap", "1", "2"], ["input", "text", "x" * 5000]], 4000)
