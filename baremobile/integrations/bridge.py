@@ -1,0 +1,174 @@
+"""What every framework adapter shares: which tools, how a call runs, what comes back.
+
+A :class:`Bridge` is made by each adapter's ``tools()``. It renders the tool table with
+:func:`baremobile.tools.schemas` (so every framework sees the names, descriptions and JSON
+schemas every other front door shows) and runs each call through
+:func:`baremobile.tools.call` (validation, errors as data, observe-after-acting):
+
+* **one call at a time, in the order they were made.** Frameworks run the tool calls of one
+  model turn concurrently; two calls on one device would race (the second would answer
+  ``BUSY``), and "tap, then type" must happen in that order. Calls queue on the bridge's
+  own worker thread instead.
+* **sync or async**: :meth:`Bridge.call` blocks; :meth:`Bridge.acall` awaits the same
+  worker without blocking the event loop.
+* **cancellation**: when the framework cancels an async call (a tool timeout, a cancelled
+  run) the call is dropped if it has not started; if it is acting on a device, the page it
+  acts on is closed (:meth:`baremobile.tools.Session.interrupt`, as the MCP server does), so
+  the device is free at once. A :class:`~baremobile.tools.Session` reconnects on the next
+  call; a bare Page stays closed and later calls answer ``PAGE_CLOSED``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from baremobile.errors import InvalidArgument
+from baremobile.tools.dispatch import call, session_for, to_text
+from baremobile.tools.schemas import check_prefix, schemas
+from baremobile.tools.session import Session
+from baremobile.tools.spec import select
+
+__all__ = ["Bridge", "decode_arguments"]
+
+
+def decode_arguments(raw: Any) -> Any:
+    """Tool arguments as a framework hands them over: a JSON string becomes a dict (an
+    empty string is ``{}``); text that is not JSON is passed on unchanged, so that
+    :func:`~baremobile.tools.call` answers ``INVALID_ARGUMENT`` for it, as data."""
+    if isinstance(raw, (str, bytes, bytearray)):
+        if not raw.strip():
+            return {}
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _target(target: Any) -> Any:
+    """The Page or Session tools act on (an AsyncPage stands for its Page)."""
+    from baremobile.async_page import AsyncPage
+    from baremobile.page import Page
+
+    if isinstance(target, AsyncPage):
+        target = target.page
+    if not isinstance(target, (Page, Session)):
+        raise InvalidArgument(
+            f"tools() needs a Page, an AsyncPage or a tools.Session, not {type(target).__name__}",
+            hint="page = baremobile.connect('virtual'), or baremobile.tools.Session()",
+        )
+    return target
+
+
+class Bridge:
+    """The tools of ``core`` plus ``groups`` for one Page or Session, and how to call them.
+
+    ``observe``, ``settle``, ``max_chars`` and ``files_dir`` are passed to every
+    :func:`~baremobile.tools.call` (None: the session's setting). ``device`` says whether the
+    schemas carry the ``device`` parameter (default: only for a Session, which may drive
+    several devices). ``prefix`` goes before every tool name.
+    """
+
+    def __init__(
+        self,
+        target: Any,
+        *,
+        groups: Any = (),
+        prefix: str = "",
+        observe: Any = None,
+        settle: float | None = None,
+        max_chars: int | None = None,
+        files_dir: Any = None,
+        device: bool | None = None,
+    ) -> None:
+        self.target = _target(target)
+        self.session = session_for(self.target)
+        self.groups = groups
+        self.tool_specs = select(groups)  # an unknown group raises here, not per call
+        self.prefix = check_prefix(prefix)
+        self.device = isinstance(self.target, Session) if device is None else device
+        self.options = {"observe": observe, "settle": settle, "max_chars": max_chars,
+                        "files_dir": files_dir}
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    # -- the table, rendered ----------------------------------------------------------------
+    def definitions(self) -> list[dict[str, Any]]:
+        """``[{"name", "description", "parameters"}]`` — :func:`baremobile.tools.schemas`'
+        rendering of the enabled tools (fresh dicts on every call)."""
+        rendered = schemas("openai", groups=self.groups, prefix=self.prefix, device=self.device)
+        return [d["function"] for d in rendered]
+
+    # -- calling ----------------------------------------------------------------------------
+    def _run(self, name: str, arguments: Any) -> dict[str, Any]:
+        return call(self.target, name, decode_arguments(arguments), groups=self.groups,
+                             prefix=self.prefix, **self.options)
+
+    def _worker(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="baremobile-tools")
+                weakref.finalize(self, self._pool.shutdown, wait=False)
+            return self._pool
+
+    def call(self, name: str, arguments: Any) -> dict[str, Any]:
+        """Run tool ``name`` (with its prefix) and return the result dict; never raises for
+        the tool's failure (``{"ok": false, "error": ...}``)."""
+        return self._worker().submit(self._run, name, arguments).result()
+
+    async def acall(self, name: str, arguments: Any) -> dict[str, Any]:
+        """:meth:`call`, awaitable; see the module docstring for cancellation."""
+        state: dict[str, Any] = {"thread": None, "done": False}
+        lock = threading.Lock()
+
+        def work() -> dict[str, Any]:
+            with lock:
+                state["thread"] = threading.get_ident()
+            try:
+                return self._run(name, arguments)
+            finally:
+                with lock:  # waits while an interrupt of this very call is under way
+                    state["done"] = True
+
+        future = self._worker().submit(work)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if not future.cancel():  # it started: free the device it is acting on
+                with lock:
+                    if state["thread"] is not None and not state["done"]:
+                        self.session.interrupt(state["thread"])
+            raise
+
+    # -- results, rendered ------------------------------------------------------------------
+    @staticmethod
+    def text(result: dict[str, Any]) -> str:
+        """What the model reads: :func:`baremobile.tools.to_text`."""
+        return to_text(result)
+
+    @staticmethod
+    def image(result: dict[str, Any]) -> tuple[str, str] | None:
+        """``(mime_type, base64 data)`` of a screenshot result, or None."""
+        image = result.get("image") if result.get("ok") else None
+        return (image["mime_type"], image["data"]) if image else None
+
+    @staticmethod
+    def facts(result: dict[str, Any]) -> dict[str, Any]:
+        """The result for the program (a LangChain artifact, Pydantic AI metadata): all of
+        it but the image bytes, which the model gets as an image."""
+        image = result.get("image")
+        if not isinstance(image, dict):
+            return dict(result)
+        return {**result, "image": {k: v for k, v in image.items() if k != "data"}}
+
+    def close(self) -> None:
+        """Stop the worker thread (calls still queued are dropped). Optional: it also stops
+        when the bridge is garbage-collected."""
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)

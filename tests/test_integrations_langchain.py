@@ -1,0 +1,104 @@
+"""LangChain / LangGraph: full agent runs on the virtual phone with LangChain's own fake chat
+model (scripted tool calls), through langchain's create_agent and LangGraph's prebuilt
+agent, sync and async; what the phone saw and what the model received."""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+
+import pytest
+
+pytest.importorskip("langchain_core", reason="langchain-core is in the [test] extra")
+pytest.importorskip("langgraph", reason="langgraph is in the [test] extra")
+
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
+from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+
+from baremobile import connect, tools  # noqa: E402
+from baremobile.integrations import langchain as bm  # noqa: E402
+from tests.agent_script import CALLS, FINAL, TASK, check_phone, check_results  # noqa: E402
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    """LangChain's fake chat model, plus the ``bind_tools`` every agent builder calls:
+    it keeps the tool definitions the model was given."""
+
+    bound: list = []
+
+    def bind_tools(self, tools, **kwargs):  # noqa: ARG002 - the model ignores tool_choice
+        self.bound = [convert_to_openai_tool(t) for t in tools]
+        return self
+
+
+class Inputs(BaseCallbackHandler):
+    """Records the messages the chat model received on every turn."""
+
+    def __init__(self) -> None:
+        self.turns: list[list] = []
+
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        self.turns.append(list(messages[0]))
+
+
+def scripted_model() -> ScriptedChatModel:
+    replies = [AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{i}"}])
+               for i, (name, args) in enumerate(CALLS)]
+    return ScriptedChatModel(messages=iter([*replies, AIMessage(content=FINAL)]))
+
+
+@pytest.fixture
+def page(phone, adb_key):
+    with connect(phone.address, keys=[adb_key]) as p:
+        yield p
+
+
+def make_agent(kind: str, model, lc_tools):
+    if kind == "create_agent":
+        pytest.importorskip("langchain", reason="langchain is in the [test] extra")
+        from langchain.agents import create_agent
+
+        return create_agent(model, lc_tools)
+    from langgraph.prebuilt import create_react_agent
+
+    with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0; still there
+        warnings.simplefilter("ignore")
+        return create_react_agent(model, lc_tools)
+
+
+@pytest.mark.parametrize("kind", ["create_agent", "langgraph_prebuilt"])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_agent_run_on_the_virtual_phone(page, phone, kind, mode):
+    model, inputs = scripted_model(), Inputs()
+    agent = make_agent(kind, model, bm.tools(page))
+    state = {"messages": [("user", TASK)]}
+    config = {"callbacks": [inputs], "recursion_limit": 30}
+    if mode == "sync":
+        out = agent.invoke(state, config)
+    else:
+        out = asyncio.run(agent.ainvoke(state, config))
+
+    check_phone(phone)
+    assert out["messages"][-1].content == FINAL
+    # what the model received: our tool definitions, and every result as a ToolMessage
+    assert model.bound == tools.schemas("openai", device=False)
+    assert len(inputs.turns) == len(CALLS) + 1
+    replies = [m for m in inputs.turns[-1] if isinstance(m, ToolMessage)]
+    check_results([m.content for m in replies])
+    assert [m.status for m in replies] == ["success", "error", *["success"] * 4]
+    assert replies[0].artifact["package"] == "com.google.android.apps.nexuslauncher"
+    assert replies[1].artifact is None  # a failure is content only: code, message, hint
+
+
+def test_a_screenshot_is_an_image_block(page):
+    (shot,) = [t for t in bm.tools(page) if t.name == "screenshot"]
+    msg = shot.invoke({"type": "tool_call", "id": "c1", "name": "screenshot", "args": {}})
+    text, image = msg.content
+    assert text["type"] == "text" and text["text"].startswith("screenshot (1080x2400 PNG)")
+    assert image["type"] == "image" and image["mime_type"] == "image/png"
+    import base64
+
+    assert base64.b64decode(image["base64"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert msg.artifact["image"] == {"mime_type": "image/png", "width": 1080, "height": 2400}

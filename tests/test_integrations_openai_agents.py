@@ -1,0 +1,79 @@
+"""OpenAI Agents SDK: a full agent run on the virtual phone with the SDK's own ScriptedModel
+(each step derived from the call it receives), tracing off and no network; what the phone
+saw and what the model received, the failed call included."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("agents", reason="openai-agents is in the [test] extra")
+
+from agents import Agent, RunConfig, Runner  # noqa: E402
+from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call  # noqa: E402
+
+from baremobile import connect, tools  # noqa: E402
+from baremobile.integrations import openai_agents as bm  # noqa: E402
+from tests.agent_script import CALLS, FINAL, TASK, check_phone, check_results, next_call  # noqa: E402
+
+
+def outputs(items) -> list:
+    return [i["output"] for i in items
+            if isinstance(i, dict) and i.get("type") == "function_call_output"]
+
+
+def respond(call):
+    """One model turn: read the tool outputs so far, answer with the next call."""
+    step = next_call([str(o) for o in outputs(call.input)])
+    if step is None:
+        return [assistant_message(FINAL)]
+    name, args = step
+    return [function_call(name, args, call_id=f"call_{len(outputs(call.input))}")]
+
+
+@pytest.fixture
+def page(phone, adb_key):
+    with connect(phone.address, keys=[adb_key]) as p:
+        yield p
+
+
+def run(agent, task):
+    return asyncio.run(Runner.run(agent, task, run_config=RunConfig(tracing_disabled=True)))
+
+
+def test_agent_run_on_the_virtual_phone(page, phone):
+    model = ScriptedModel([ModelStep.respond(respond) for _ in range(len(CALLS) + 1)])
+    agent = Agent(name="phone", instructions="Drive the phone.", model=model,
+                  tools=bm.tools(page))
+    result = run(agent, TASK)
+
+    model.assert_complete()
+    check_phone(phone)
+    assert result.final_output == FINAL
+    last = model.last_call
+    got = [(t.name, t.description, t.params_json_schema) for t in last.tools]
+    assert got == [(d["function"]["name"], d["function"]["description"],
+                    d["function"]["parameters"]) for d in tools.schemas("openai", device=False)]
+    check_results(outputs(last.input))
+
+
+def test_a_screenshot_is_text_and_an_image(page):
+    (shot,) = [t for t in bm.tools(page) if t.name == "screenshot"]
+    model = ScriptedModel([[function_call("screenshot", {}, call_id="s")],
+                           [assistant_message("seen")]])
+    run(Agent(name="eyes", model=model, tools=[shot]), "look")
+    (output,) = outputs(model.last_call.input)
+    text, image = output
+    assert text["type"] == "input_text" and text["text"].startswith("screenshot (1080x2400")
+    assert image["type"] == "input_image"
+    assert image["image_url"].startswith("data:image/png;base64,iVBORw0KGgo")
+
+
+def test_arguments_that_are_not_json_are_an_error_the_model_reads(page):
+    (tap,) = [t for t in bm.tools(page) if t.name == "tap"]
+    model = ScriptedModel([[function_call("tap", '{"ref": 3', call_id="t")],
+                           [assistant_message("ok")]])
+    run(Agent(name="clumsy", model=model, tools=[tap]), "tap")
+    (output,) = outputs(model.last_call.input)
+    assert output.startswith("error INVALID_ARGUMENT"), output

@@ -1,0 +1,85 @@
+"""Pydantic AI: a full agent run on the virtual phone with Pydantic AI's own FunctionModel
+(a model that reads the tool results and scripts its next call from them); what the phone
+saw and what the model received, the failed call included."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+pytest.importorskip("pydantic_ai", reason="pydantic-ai-slim is in the [test] extra")
+
+from pydantic_ai import Agent  # noqa: E402
+from pydantic_ai.messages import (  # noqa: E402
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+
+from baremobile import connect, tools  # noqa: E402
+from baremobile.integrations import pydantic_ai as bm  # noqa: E402
+from tests.agent_script import FINAL, TASK, check_phone, check_results, next_call  # noqa: E402
+
+
+def returns(messages) -> list[ToolReturnPart]:
+    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, ToolReturnPart)]
+
+
+class Reader:
+    """A FunctionModel body: reads the tool results by text, answers with the next call."""
+
+    def __init__(self) -> None:
+        self.tool_defs: list = []
+
+    def __call__(self, messages, info: AgentInfo) -> ModelResponse:
+        self.tool_defs = info.function_tools
+        step = next_call([str(p.content) for p in returns(messages)])
+        if step is None:
+            return ModelResponse(parts=[TextPart(FINAL)])
+        name, args = step
+        return ModelResponse(parts=[ToolCallPart(name, args)])
+
+
+@pytest.fixture
+def page(phone, adb_key):
+    with connect(phone.address, keys=[adb_key]) as p:
+        yield p
+
+
+def test_agent_run_on_the_virtual_phone(page, phone):
+    reader = Reader()
+    agent = Agent(FunctionModel(reader), toolsets=[bm.toolset(page)])
+    result = agent.run_sync(TASK)
+
+    check_phone(phone)
+    assert result.output == FINAL
+    got = [(d.name, d.description, d.parameters_json_schema) for d in reader.tool_defs]
+    assert got == [(d["function"]["name"], d["function"]["description"],
+                    d["function"]["parameters"]) for d in tools.schemas("openai", device=False)]
+    parts = returns(result.all_messages())
+    check_results([str(p.content) for p in parts])
+    assert [p.outcome for p in parts] == ["success", "failed", *["success"] * 4]
+    assert parts[0].metadata["refs"] == 14  # the whole result, for the program
+
+
+def test_a_screenshot_is_binary_content(page):
+    (shot,) = [t for t in bm.tools(page) if t.name == "screenshot"]
+    calls = []
+
+    def model(messages, info):
+        done = returns(messages)
+        if done:
+            calls.append(done[0])
+            return ModelResponse(parts=[TextPart("seen")])
+        return ModelResponse(parts=[ToolCallPart("screenshot", {})])
+
+    Agent(FunctionModel(model), tools=[shot]).run_sync("look")
+    text, image = calls[0].content
+    assert text.startswith("screenshot (1080x2400 PNG)")
+    assert image.media_type == "image/png" and image.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert image.data == base64.b64decode(tools.call(page, "screenshot")["image"]["data"])
