@@ -1,0 +1,198 @@
+"""pytest fixtures for testing Android apps and agents with baremobile (``[pytest]``).
+
+Installed with baremobile, pytest loads it by itself (entry point ``pytest11``, name
+``baremobile``; ``-p no:baremobile`` turns it off). In the manner of pytest-playwright::
+
+    def test_search(page, virtual_phone):
+        page.launch("com.android.settings")
+        page.tap({"text": "Search Settings"})
+        page.type({"role": "TextInput"}, "wifi")
+        assert "Wi-Fi hotspot" in page.snapshot().text
+        assert virtual_phone.events.list("text")
+
+Fixtures:
+
+``device_spec``    (session) the device the tests drive: ``--device SPEC`` (also spelled
+                   ``--baremobile-device``), else ``$BAREMOBILE_DEVICE``, else ``virtual``;
+``virtual_phone``  (function) a fresh in-process virtual phone: the demo, ``--scenario
+                   FILE.yaml``, a spec ``virtual:FILE.yaml`` or ``@pytest.mark.scenario(FILE)``;
+                   Android API level from ``--virtual-api-level`` (default 35);
+``page``           (function) a connected :class:`~baremobile.page.Page` on ``device_spec``
+                   (for ``virtual``: on the test's ``virtual_phone``), closed after the test.
+
+Markers ``@pytest.mark.min_api(N)`` / ``@pytest.mark.max_api(N)`` skip a test using
+``page`` when the device's API level is below / above N.
+
+When a test using ``page`` fails, its report gets a ``baremobile`` section: the path of a
+screenshot taken at the failure and the text of the test's last snapshot (one is taken if
+the test took none), both written to ``test-results/<test>/`` (``--baremobile-results
+DIR`` to choose another folder).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["device_spec", "page", "virtual_phone"]
+
+_PAGE = pytest.StashKey[Any]()
+#: adb adopts listeners on these ports as emulators: a virtual phone never sits there
+_EMULATOR_PORTS = range(5554, 5587)
+
+
+def _taken(parser: pytest.Parser, name: str) -> bool:
+    """Whether another plugin already registered option ``name`` (pytest-playwright has a
+    ``--device`` of its own); best effort, through pytest's parser internals."""
+    try:
+        groups = [*parser._groups, parser._anonymous]
+        return any(name in opt.names() for g in groups for opt in g.options)
+    except AttributeError:  # pragma: no cover - another pytest's internals
+        return False
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("baremobile", "baremobile (Android devices and the virtual phone)")
+    names = ["--baremobile-device"] if _taken(parser, "--device") else ["--device",
+                                                                         "--baremobile-device"]
+    group.addoption(*names, dest="baremobile_device", metavar="SPEC", default=None,
+                    help="device the page fixture drives: virtual (default), virtual:FILE.yaml, "
+                         "host:port, usb, usb:SERIAL, a serial, auto "
+                         "(default: $BAREMOBILE_DEVICE, else virtual)")
+    group.addoption("--scenario", dest="baremobile_scenario", metavar="FILE", default=None,
+                    help="scenario YAML of the virtual_phone fixture (default: the demo)")
+    group.addoption("--virtual-api-level", dest="baremobile_api_level", metavar="N", type=int,
+                    default=35, help="Android API level the virtual phone emulates (35)")
+    group.addoption("--baremobile-results", dest="baremobile_results", metavar="DIR",
+                    default="test-results",
+                    help="where failing tests' screenshots and snapshots go (test-results)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "min_api(level): skip unless the device's Android API "
+                                       "level is at least this (tests using page)")
+    config.addinivalue_line("markers", "max_api(level): skip unless the device's Android API "
+                                       "level is at most this (tests using page)")
+    config.addinivalue_line("markers", "scenario(path): the virtual_phone fixture's scenario "
+                                       "YAML for this test")
+
+
+def _is_virtual(spec: str) -> bool:
+    return spec == "virtual" or spec.startswith("virtual:")
+
+
+@pytest.fixture(scope="session")
+def device_spec(pytestconfig: pytest.Config) -> str:
+    """The device spec the tests drive (``--device``, ``$BAREMOBILE_DEVICE``, ``virtual``)."""
+    given = pytestconfig.getoption("baremobile_device") or os.environ.get("BAREMOBILE_DEVICE")
+    return (given or "").strip() or "virtual"
+
+
+@pytest.fixture
+def virtual_phone(request: pytest.FixtureRequest, device_spec: str) -> Iterator[Any]:
+    """A fresh virtual phone for this test (in this process, on a free port, no auth)."""
+    from baremobile.virtual import VirtualPhone
+
+    config = request.config
+    marker = request.node.get_closest_marker("scenario")
+    scenario = marker.args[0] if marker is not None else config.getoption("baremobile_scenario")
+    if scenario is None and device_spec.startswith("virtual:"):
+        scenario = device_spec.partition(":")[2] or None
+    api_level = config.getoption("baremobile_api_level")
+    while True:  # port 0 picks a free port; keep clear of the emulator ports
+        phone = VirtualPhone(scenario, auth="none", api_level=api_level).start()
+        if phone.port not in _EMULATOR_PORTS:
+            break
+        phone.stop()  # pragma: no cover - the OS rarely hands these out
+    try:
+        yield phone
+    finally:
+        phone.stop()
+
+
+@pytest.fixture
+def page(request: pytest.FixtureRequest, device_spec: str) -> Iterator[Any]:
+    """A connected Page on ``device_spec`` (the test's ``virtual_phone`` for ``virtual``),
+    closed after the test. ``min_api`` / ``max_api`` markers are checked here."""
+    from baremobile.page import connect
+
+    if _is_virtual(device_spec):
+        phone = request.getfixturevalue("virtual_phone")
+        connected = connect(phone.address, keys=[])
+    else:
+        connected = connect(device_spec)
+    with connected:
+        request.node.stash[_PAGE] = connected
+        try:
+            _check_api_level(request.node, connected.device.api_level)
+            yield connected
+        finally:
+            del request.node.stash[_PAGE]
+
+
+def _check_api_level(item: pytest.Item, level: int) -> None:
+    for marker in item.iter_markers("min_api"):
+        if level < int(marker.args[0]):
+            pytest.skip(f"needs Android API level >= {marker.args[0]}; the device has {level}")
+    for marker in item.iter_markers("max_api"):
+        if level > int(marker.args[0]):
+            pytest.skip(f"needs Android API level <= {marker.args[0]}; the device has {level}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    page = item.stash.get(_PAGE, None)
+    if page is not None:  # the page fixture is still open: teardown comes after this
+        _record_failure(item, report, page)
+
+
+def _folder(item: pytest.Item) -> Path:
+    """``<results>/<test>/``: the node id made a file name (hashed when very long)."""
+    root = Path(item.config.getoption("baremobile_results"))
+    if not root.is_absolute():
+        root = item.config.invocation_params.dir / root
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", item.nodeid).strip("-.") or "test"
+    if len(name) > 100:
+        name = name[:80] + "-" + hashlib.sha1(item.nodeid.encode()).hexdigest()[:12]
+    return root / name
+
+
+def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> None:
+    """Screenshot and last snapshot of a failed test: to files, and into its report."""
+    folder = _folder(item)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    try:
+        snap = page.last_snapshot or page.snapshot()
+        text = snap.text
+    except Exception as exc:  # the device may be what failed: say so, never raise here
+        text = f"(no snapshot: {_why(exc)})"
+    snapshot_file = folder / "snapshot.txt"
+    snapshot_file.write_text(text + "\n", encoding="utf-8")
+    try:
+        shot = page.screenshot().save(folder / "screenshot.png")
+        lines.append(f"screenshot: {shot}")
+        report.user_properties.append(("baremobile_screenshot", str(shot)))
+    except Exception as exc:
+        lines.append(f"screenshot: not taken ({_why(exc)})")
+    lines.append(f"snapshot: {snapshot_file}")
+    report.user_properties.append(("baremobile_snapshot", str(snapshot_file)))
+    lines += [f"last snapshot of {page.serial}:", text]
+    report.sections.append(("baremobile", "\n".join(lines)))
+
+
+def _why(exc: BaseException) -> str:
+    with contextlib.suppress(Exception):
+        return f"{exc.code}: {exc.message}"  # type: ignore[attr-defined]
+    return f"{type(exc).__name__}: {exc}"

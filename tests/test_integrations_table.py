@@ -1,0 +1,156 @@
+"""Every adapter renders the one tool table: every tool of every group becomes a framework
+tool with the same name, description and schema (tools other engineers add included), the
+options reach tools.call(), calls keep their order, a cancelled call frees the device, and
+importing baremobile imports no framework."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+
+import pytest
+
+from baremobile import connect, tools
+from baremobile.errors import InvalidArgument
+
+FRAMEWORKS = {"langchain": "langchain_core", "pydantic_ai": "pydantic_ai",
+              "openai_agents": "agents"}
+
+
+def adapter(name: str):
+    pytest.importorskip(FRAMEWORKS[name], reason=f"{FRAMEWORKS[name]} is in the [test] extra")
+    import importlib
+
+    return importlib.import_module(f"baremobile.integrations.{name}")
+
+
+def rendered(name: str, objects) -> list[tuple[str, str, dict]]:
+    """(name, description, JSON schema) as the framework holds them."""
+    if name == "langchain":
+        return [(t.name, t.description, t.args_schema) for t in objects]
+    if name == "pydantic_ai":
+        return [(t.tool_def.name, t.tool_def.description, t.tool_def.parameters_json_schema)
+                for t in objects]
+    return [(t.name, t.description, t.params_json_schema) for t in objects]
+
+
+@pytest.fixture
+def page(phone, adb_key):
+    with connect(phone.address, keys=[adb_key]) as p:
+        yield p
+
+
+@pytest.mark.parametrize("name", FRAMEWORKS)
+def test_every_tool_of_every_group_is_a_framework_tool(name, page):
+    bm = adapter(name)
+    with tools.Session(device=page.serial) as session:
+        for target, device in ((page, False), (session, True)):
+            got = rendered(name, bm.tools(target, groups="all"))
+            want = [(t.name, t.full_description(), t.parameters(device=device))
+                    for t in tools.TOOLS]
+            assert got == want
+    core = rendered(name, bm.tools(page))
+    assert [n for n, _, _ in core] == [t.name for t in tools.select()]
+
+
+@pytest.mark.parametrize("name", FRAMEWORKS)
+def test_bad_targets_and_groups_are_refused_when_the_tools_are_made(name, page):
+    bm = adapter(name)
+    with pytest.raises(InvalidArgument, match="unknown tool group"):
+        bm.tools(page, groups=["aps"])
+    with pytest.raises(InvalidArgument, match="needs a Page"):
+        bm.tools("virtual")
+    with pytest.raises(InvalidArgument, match="prefix"):
+        bm.tools(page, prefix="android-")
+
+
+def lc_call(lc_tools, name, args):
+    (tool,) = [t for t in lc_tools if t.name == name]
+    return tool.invoke({"type": "tool_call", "id": "c", "name": name, "args": args})
+
+
+def test_options_reach_every_call(page, phone):
+    bm = adapter("langchain")
+    lc = bm.tools(page, observe=True, settle=0, prefix="android_", groups=["system"])
+    msg = lc_call(lc, "android_tap", {"ref": 99})
+    assert msg.status == "error" and "no snapshot yet" in msg.content
+    lc_call(lc, "android_snapshot", {})
+    msg = lc_call(lc, "android_tap", {"ref": 7})
+    assert msg.artifact["tool"] == "tap"
+    assert msg.artifact["package"] == "com.android.settings"  # observed after acting
+    assert '"Network & internet"' in msg.content
+    assert lc_call(lc, "android_device_info", {}).artifact["ok"]  # the system group
+    assert [e.detail for e in phone.events.list("tap")] == [{"x": 660, "y": 1970}]
+
+
+def test_calls_made_together_run_one_at_a_time_in_order(page):
+    """A model's parallel tool calls (frameworks run them concurrently) reach the device in
+    the order they were made, none answering BUSY."""
+    bm = adapter("langchain")
+    by_name = {t.name: t for t in bm.tools(page)}
+
+    async def together():
+        return await asyncio.gather(
+            by_name["snapshot"].ainvoke({}),
+            by_name["tap"].ainvoke({"ref": 7}),
+            by_name["wait_stable"].ainvoke({"timeout": 1}),
+            by_name["find"].ainvoke({"selector": {"text": "Search Settings"}}),
+        )
+
+    first, tapped, settled, found = asyncio.run(together())
+    assert '[ref=7] "Settings"' in first
+    assert tapped.startswith("tapped ref 7")
+    assert '"com.android.settings"' in settled
+    assert '"count": 1' in found
+
+
+def test_a_cancelled_call_frees_the_device_and_a_session_reconnects(phone, adb_key):
+    bm = adapter("langchain")
+    with tools.Session(device=phone.address, connect_options={"keys": [adb_key]}) as session:
+        by_name = {t.name: t for t in bm.tools(session)}
+        assert by_name["snapshot"].invoke({})
+        first = session.page()
+
+        async def give_up():
+            wait = by_name["wait_for_text"].ainvoke({"text": "never shown", "timeout": 60})
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(wait, 0.5)
+
+        started = time.monotonic()
+        asyncio.run(give_up())
+        again = by_name["snapshot"].invoke({})  # not BUSY: the waiting call was dropped
+        assert again.startswith('{"device": "' + phone.address)
+        assert session.page() is not first  # closed, and connected afresh
+        assert time.monotonic() - started < 30
+
+
+def test_a_cancelled_call_closes_a_bare_page(page):
+    """A bare Page cannot be reconnected by the adapter: after a cancel it answers
+    PAGE_CLOSED (give tools() a Session to reconnect instead)."""
+    bm = adapter("langchain")
+    by_name = {t.name: t for t in bm.tools(page)}
+
+    async def give_up():
+        wait = by_name["wait_for_text"].ainvoke({"text": "never shown", "timeout": 60})
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(wait, 0.5)
+
+    asyncio.run(give_up())
+    msg = by_name["snapshot"].invoke({"type": "tool_call", "id": "c", "name": "snapshot",
+                                      "args": {}})
+    assert msg.status == "error" and msg.content.startswith("error PAGE_CLOSED")
+
+
+def test_importing_baremobile_imports_no_framework():
+    code = (
+        "import sys, baremobile, baremobile.tools, baremobile.integrations, "
+        "baremobile.integrations.bridge, baremobile.pytest_plugin\n"
+        "heavy = {'langchain', 'langchain_core', 'langgraph', 'pydantic_ai', 'agents', "
+        "'openai', 'pydantic', 'xdist'}\n"
+        "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
