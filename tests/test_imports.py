@@ -39,6 +39,8 @@ def v(*rooms: str) -> list[str]:
 #: packages. A module may import its own layer or any layer below, never one above.
 LAYERS: list[list[str]] = [
     ["baremobile.__main__"],
+    ["baremobile.pytest_plugin"],  # the pytest plugin: fixtures over page and the virtual phone
+    ["baremobile.integrations"],  # agent-framework adapters over the tool table
     ["baremobile.cli"],
     ["baremobile.tools"],
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
