@@ -5,6 +5,7 @@ saw and what the model received, the failed call included."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -77,3 +78,43 @@ def test_arguments_that_are_not_json_are_an_error_the_model_reads(page):
     run(Agent(name="clumsy", model=model, tools=[tap]), "tap")
     (output,) = outputs(model.last_call.input)
     assert output.startswith("error INVALID_ARGUMENT"), output
+
+
+def test_parallel_calls_of_one_turn_reach_the_phone_in_order(page, phone):
+    """The SDK runs a turn's tool calls concurrently; the phone gets them in their order."""
+    model = ScriptedModel([
+        [function_call("snapshot", {}, call_id="a")],
+        [function_call("tap", {"ref": 7}, call_id="b"), function_call("snapshot", {}, call_id="c"),
+         function_call("find", {"selector": {"text": "Search Settings"}}, call_id="d")],
+        [assistant_message("in Settings")],
+    ])
+    run(Agent(name="hasty", model=model, tools=bm.tools(page)), "open settings")
+    _, tapped, seen, found = outputs(model.last_call.input)
+    assert tapped.startswith("tapped ref 7")
+    assert '"package": "com.android.settings"' in seen  # the tap came first
+    assert '"count": 1' in found
+    assert len(phone.events.list("tap")) == 1
+
+
+def test_a_tool_timeout_frees_the_device_for_the_next_call(phone, adb_key):
+    """A tool the SDK times out (timeout_seconds) is cancelled: its page is closed at once,
+    the run goes on, and the Session's next call reconnects instead of answering BUSY."""
+    with tools.Session(device=phone.address, connect_options={"keys": [adb_key]}) as session:
+        by_name = {t.name: t for t in bm.tools(session)}
+        by_name["wait_for_text"].timeout_seconds = 0.5
+        model = ScriptedModel([
+            [function_call("snapshot", {}, call_id="a")],
+            [function_call("wait_for_text", {"text": "never shown", "timeout": 60},
+                           call_id="b")],
+            [function_call("snapshot", {}, call_id="c")],
+            [assistant_message("gave up waiting")],
+        ])
+        agent = Agent(name="patient", model=model, tools=list(by_name.values()))
+        started = time.monotonic()
+        result = run(agent, "wait")
+        assert time.monotonic() - started < 30  # the 60 s wait did not hold the device
+        assert result.final_output == "gave up waiting"
+        first, waited, again = outputs(model.last_call.input)
+        assert "timed out" in waited.lower(), waited
+        assert again.startswith('{"device": "' + phone.address)  # not BUSY: reconnected
+        assert len(phone.events.list("connect")) == 2  # the waiting call's page was closed
