@@ -24,8 +24,9 @@ import asyncio
 import json
 import threading
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from baremobile.errors import InvalidArgument
 from baremobile.tools.dispatch import call, session_for, to_text
@@ -34,6 +35,8 @@ from baremobile.tools.session import Session
 from baremobile.tools.spec import select
 
 __all__ = ["Bridge", "decode_arguments"]
+
+T = TypeVar("T")
 
 
 def decode_arguments(raw: Any) -> Any:
@@ -68,10 +71,13 @@ def _target(target: Any) -> Any:
 class Bridge:
     """The tools of ``core`` plus ``groups`` for one Page or Session, and how to call them.
 
-    ``observe``, ``settle``, ``max_chars`` and ``files_dir`` are passed to every
-    :func:`~baremobile.tools.call` (None: the session's setting). ``device`` says whether the
-    schemas carry the ``device`` parameter (default: only for a Session, which may drive
-    several devices). ``prefix`` goes before every tool name.
+    ``target`` is a Page, an AsyncPage or a :class:`baremobile.tools.Session`; ``groups``
+    adds optional groups (``["apps", "vision"]``, ``"all"``). ``observe`` (True: action tools
+    return the fresh snapshot too), ``settle``, ``max_chars`` and ``files_dir`` are passed to
+    every :func:`~baremobile.tools.call` (None: the session's setting). ``prefix`` goes before
+    every tool name. ``device`` says whether the schemas carry the ``device`` parameter
+    (default: only for a Session, which may drive several devices). Every adapter's
+    ``tools()`` takes these same arguments.
     """
 
     def __init__(
@@ -103,6 +109,12 @@ class Bridge:
         rendering of the enabled tools (fresh dicts on every call)."""
         rendered = schemas("openai", groups=self.groups, prefix=self.prefix, device=self.device)
         return [d["function"] for d in rendered]
+
+    def render(self, make: Callable[[Bridge, str, str, dict[str, Any]], T]) -> list[T]:
+        """``make(bridge, name, description, parameters)`` for every enabled tool, in table
+        order: how each adapter turns the table into its framework's tool objects."""
+        return [make(self, d["name"], d["description"], d["parameters"])
+                for d in self.definitions()]
 
     # -- calling ----------------------------------------------------------------------------
     def _run(self, name: str, arguments: Any) -> dict[str, Any]:

@@ -63,16 +63,14 @@ class BaremobileTool(BaseTool):
                  {"type": "image", "base64": data, "mime_type": mime}], self.bridge.facts(result))
 
 
-def tools(target: Any, *, groups: Any = (), observe: Any = None, **options: Any) -> list[BaseTool]:
-    """The tools of ``core`` plus ``groups`` for ``target`` (a Page, AsyncPage or
-    :class:`baremobile.tools.Session`), as LangChain tools.
+def _tool(bridge: Bridge, name: str, description: str, schema: dict[str, Any]) -> BaseTool:
+    return BaremobileTool(name=name, description=description, args_schema=schema, bridge=bridge)
 
-    ``observe=True`` makes action tools return the fresh snapshot too. More ``options``:
-    ``settle``, ``max_chars``, ``files_dir`` (passed to every
-    :func:`baremobile.tools.call`), ``prefix`` (before every name) and ``device`` (whether
-    the schemas carry the ``device`` parameter; default: only for a Session).
+
+def tools(target: Any, *, groups: Any = (), observe: Any = None, **options: Any) -> list[BaseTool]:
+    """The tools of ``core`` plus ``groups`` for ``target``, as LangChain tools.
+
+    The arguments (``target``, ``groups``, ``observe``, ``settle``, ``max_chars``,
+    ``files_dir``, ``prefix``, ``device``) are :class:`~baremobile.integrations.bridge.Bridge`'s.
     """
-    bridge = Bridge(target, groups=groups, observe=observe, **options)
-    return [BaremobileTool(name=d["name"], description=d["description"],
-                           args_schema=d["parameters"], bridge=bridge)
-            for d in bridge.definitions()]
+    return Bridge(target, groups=groups, observe=observe, **options).render(_tool)

@@ -52,18 +52,13 @@ def _tool(bridge: Bridge, name: str, description: str, schema: dict[str, Any]) -
 
 
 def tools(target: Any, *, groups: Any = (), observe: Any = None, **options: Any) -> list[Tool[Any]]:
-    """The tools of ``core`` plus ``groups`` for ``target`` (a Page, AsyncPage or
-    :class:`baremobile.tools.Session`), as Pydantic AI ``Tool`` objects
+    """The tools of ``core`` plus ``groups`` for ``target``, as Pydantic AI ``Tool`` objects
     (``Agent(tools=...)``); :func:`toolset` wraps them in a toolset.
 
-    ``observe=True`` makes action tools return the fresh snapshot too. More ``options``:
-    ``settle``, ``max_chars``, ``files_dir`` (passed to every
-    :func:`baremobile.tools.call`), ``prefix`` (before every name) and ``device`` (whether
-    the schemas carry the ``device`` parameter; default: only for a Session).
+    The arguments (``target``, ``groups``, ``observe``, ``settle``, ``max_chars``,
+    ``files_dir``, ``prefix``, ``device``) are :class:`~baremobile.integrations.bridge.Bridge`'s.
     """
-    bridge = Bridge(target, groups=groups, observe=observe, **options)
-    return [_tool(bridge, d["name"], d["description"], d["parameters"])
-            for d in bridge.definitions()]
+    return Bridge(target, groups=groups, observe=observe, **options).render(_tool)
 
 
 def toolset(target: Any, *, groups: Any = (), observe: Any = None, id: str = "baremobile",
