@@ -30,19 +30,19 @@ def returns(messages) -> list[ToolReturnPart]:
             if isinstance(p, ToolReturnPart)]
 
 
-class Reader:
-    """A FunctionModel body: reads the tool results by text, answers with the next call."""
+def reader(tool_defs: list):
+    """A FunctionModel body: reads the tool results by text, answers with the next call
+    (and keeps the tool definitions it was given in ``tool_defs``)."""
 
-    def __init__(self) -> None:
-        self.tool_defs: list = []
-
-    def __call__(self, messages, info: AgentInfo) -> ModelResponse:
-        self.tool_defs = info.function_tools
+    def read(messages, info: AgentInfo) -> ModelResponse:
+        tool_defs[:] = info.function_tools
         step = next_call([str(p.content) for p in returns(messages)])
         if step is None:
             return ModelResponse(parts=[TextPart(FINAL)])
         name, args = step
         return ModelResponse(parts=[ToolCallPart(name, args)])
+
+    return read
 
 
 @pytest.fixture
@@ -52,13 +52,13 @@ def page(phone, adb_key):
 
 
 def test_agent_run_on_the_virtual_phone(page, phone):
-    reader = Reader()
-    agent = Agent(FunctionModel(reader), toolsets=[bm.toolset(page)])
+    tool_defs: list = []
+    agent = Agent(FunctionModel(reader(tool_defs)), toolsets=[bm.toolset(page)])
     result = agent.run_sync(TASK)
 
     check_phone(phone)
     assert result.output == FINAL
-    got = [(d.name, d.description, d.parameters_json_schema) for d in reader.tool_defs]
+    got = [(d.name, d.description, d.parameters_json_schema) for d in tool_defs]
     assert got == [(d["function"]["name"], d["function"]["description"],
                     d["function"]["parameters"]) for d in tools.schemas("openai", device=False)]
     parts = returns(result.all_messages())
