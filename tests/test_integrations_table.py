@@ -154,3 +154,25 @@ def test_importing_baremobile_imports_no_framework():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_a_dropped_tool_set_leaves_no_thread_behind(page):
+    """Each tool set's worker thread ends when the tool set is garbage-collected."""
+    import gc
+    import threading
+
+    bm = adapter("langchain")
+
+    def workers() -> int:
+        return sum(t.name.startswith("baremobile-tools") for t in threading.enumerate())
+
+    before = workers()
+    lc = bm.tools(page)
+    assert lc[0].invoke({}).startswith('{"device"')
+    assert workers() == before + 1
+    del lc
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while workers() > before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert workers() == before

@@ -8,7 +8,7 @@ schemas every other front door shows) and runs each call through
 * **one call at a time, in the order they were made.** Frameworks run the tool calls of one
   model turn concurrently; two calls on one device would race (the second would answer
   ``BUSY``), and "tap, then type" must happen in that order. Calls queue on the bridge's
-  own worker thread instead.
+  own worker thread instead (it ends when the tools are garbage-collected).
 * **sync or async**: :meth:`Bridge.call` blocks; :meth:`Bridge.acall` awaits the same
   worker without blocking the event loop.
 * **cancellation**: when the framework cancels an async call (a tool timeout, a cancelled
@@ -177,10 +177,3 @@ class Bridge:
         if not isinstance(image, dict):
             return dict(result)
         return {**result, "image": {k: v for k, v in image.items() if k != "data"}}
-
-    def close(self) -> None:
-        """Stop the worker thread (calls still queued are dropped). Optional: it also stops
-        when the bridge is garbage-collected."""
-        with self._pool_lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
