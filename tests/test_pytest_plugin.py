@@ -195,3 +195,19 @@ def test_a_projects_own_page_fixture_overrides_the_plugins(pytester):
     pytester.makeconftest("import pytest\n\n@pytest.fixture\ndef page():\n    return 'mine'\n")
     pytester.makepyfile("def test_mine(page, device_spec):\n    assert page == 'mine'\n")
     pytester.runpytest(*QUIET, "-p", "no:xdist").assert_outcomes(passed=1)
+
+
+def test_when_another_plugin_has_device_ours_is_baremobile_device(pytester, phone, adb_key):
+    """pytest-playwright has a --device of its own: loaded first, it keeps it, and ours is
+    spelled --baremobile-device only (instead of a clash that stops pytest)."""
+    pytester.makepyfile(
+        browserish="def pytest_addoption(parser):\n"
+                   "    parser.getgroup('browser').addoption('--device', dest='browser_device')\n",
+        test_both=f"def test_both(page, pytestconfig):\n"
+                  f"    assert pytestconfig.getoption('browser_device') == 'Pixel 7'\n"
+                  f"    assert page.serial == '{phone.address}'\n",
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest(*QUIET, "-p", "no:xdist", "-p", "browserish",
+                                "--device", "Pixel 7", "--baremobile-device", phone.address)
+    result.assert_outcomes(passed=1)
