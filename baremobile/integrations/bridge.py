@@ -12,10 +12,9 @@ schemas every other front door shows) and runs each call through
 * **sync or async**: :meth:`Bridge.call` blocks; :meth:`Bridge.acall` awaits the same
   worker without blocking the event loop.
 * **cancellation**: when the framework cancels an async call (a tool timeout, a cancelled
-  run) the call is dropped if it has not started; if it is acting on a device, the page it
-  acts on is closed (:meth:`baremobile.tools.Session.interrupt`, as the MCP server does), so
-  the device is free at once. A :class:`~baremobile.tools.Session` reconnects on the next
-  call; a bare Page stays closed and later calls answer ``PAGE_CLOSED``.
+  run) the call is dropped if it has not started; if it is running, its cancel token is
+  cancelled (:mod:`baremobile.transport.cancel`, as the MCP server does): its device I/O is
+  aborted at once, the device is free, and the Page or Session reconnects on the next call.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from baremobile.tools.dispatch import call, session_for, to_text
 from baremobile.tools.schemas import check_prefix, schemas
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
+from baremobile.transport.cancel import CancelToken, cancel_scope
 
 __all__ = ["Bridge", "decode_arguments"]
 
@@ -135,26 +135,18 @@ class Bridge:
 
     async def acall(self, name: str, arguments: Any) -> dict[str, Any]:
         """:meth:`call`, awaitable; see the module docstring for cancellation."""
-        state: dict[str, Any] = {"thread": None, "done": False}
-        lock = threading.Lock()
+        token = CancelToken()
 
         def work() -> dict[str, Any]:
-            with lock:
-                state["thread"] = threading.get_ident()
-            try:
+            with cancel_scope(token):
                 return self._run(name, arguments)
-            finally:
-                with lock:  # waits while an interrupt of this very call is under way
-                    state["done"] = True
 
         future = self._worker().submit(work)
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
-            if not future.cancel():  # it started: free the device it is acting on
-                with lock:
-                    if state["thread"] is not None and not state["done"]:
-                        self.session.interrupt(state["thread"])
+            if not future.cancel():  # it started: abort its device I/O at once
+                token.cancel("the framework cancelled the tool call")
             raise
 
     # -- results, rendered ------------------------------------------------------------------
