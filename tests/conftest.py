@@ -10,10 +10,13 @@ ports they probe.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from baremobile.daemon.client import _alive as alive
 from baremobile.transport.keys import AdbKey, ensure_key
 from baremobile.virtual import VirtualPhone
 
@@ -54,6 +58,58 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, key_dir: Path) -> Non
     monkeypatch.delenv("ANDROID_SERIAL", raising=False)
     monkeypatch.delenv("ADB_VENDOR_KEYS", raising=False)
     monkeypatch.setenv("BAREMOBILE_EMULATOR_PORTS", "")
+
+
+@pytest.fixture(autouse=True)
+def daemon_socket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test has a session daemon socket of its own (a short path: AF_UNIX allows ~107
+    bytes), with device discovery off and an idle timeout as a safety net; a daemon that
+    the test started is stopped afterwards, so none outlives its test."""
+    directory = tempfile.mkdtemp(prefix="bmd", dir="/tmp")
+    sock = os.path.join(directory, "d.sock")
+    monkeypatch.setenv("BAREMOBILE_DAEMON_SOCKET", sock)
+    monkeypatch.setenv("BAREMOBILE_DAEMON_DISCOVER", "0")
+    monkeypatch.setenv("BAREMOBILE_DAEMON_IDLE_TIMEOUT", "120")
+    monkeypatch.delenv("BAREMOBILE_SESSION", raising=False)
+    monkeypatch.delenv("BAREMOBILE_DAEMON_DEVICES", raising=False)
+    monkeypatch.delenv("BAREMOBILE_ADB_SERVERS", raising=False)
+    try:
+        yield sock
+    finally:
+        stop_daemon(sock)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def daemon_pid(sock: str) -> int | None:
+    """The pid in the daemon's metadata file beside ``sock`` (None: no daemon wrote one)."""
+    try:
+        with open(sock + ".json", encoding="utf-8") as fh:
+            pid = json.load(fh).get("pid")
+    except (OSError, ValueError):
+        return None
+    return pid if isinstance(pid, int) and pid != os.getpid() else None
+
+
+def stop_daemon(sock: str, timeout: float = 10.0) -> None:
+    """Stop the daemon process listening on ``sock`` (SIGTERM, then SIGKILL) and wait."""
+    pid = daemon_pid(sock)
+    if pid is None:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:  # a daemon this process started is our child: reap it
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    return
+            except ChildProcessError:
+                pass
+            if not alive(pid):
+                return
+            time.sleep(0.02)
 
 
 _UNUSED_PORT: list[int] = []

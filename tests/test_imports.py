@@ -42,6 +42,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.pytest_plugin"],  # the pytest plugin: fixtures over page and the virtual phone
     ["baremobile.integrations"],  # agent-framework adapters over the tool table
     ["baremobile.cli"],
+    ["baremobile.daemon"],  # the session daemon and its client; the CLI's session verbs
     ["baremobile.tools"],
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
     ["baremobile.async_page"],

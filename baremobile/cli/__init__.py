@@ -1,37 +1,49 @@
 """The ``baremobile`` command.
 
+    baremobile open [-d DEVICE]          session mode: a device for this session (via the daemon)
+    baremobile snapshot | tap REF | type REF TEXT | press KEY | … | close
+                                         every tool, one command each (see baremobile tools)
+    baremobile devices                   the device pool (--no-daemon: discovery)
+    baremobile daemon start|stop|status  the session daemon (started on demand)
+    baremobile skill                     the skill file for coding agents
     baremobile demo                      a short scripted agent flow on the virtual phone
-    baremobile snapshot [-d DEVICE]      print the current screen's snapshot
-    baremobile screenshot -o shot.png    save a screenshot
-    baremobile devices                   list reachable devices
     baremobile virtual [--port 5555]     run a virtual phone any adb client can connect to
-    baremobile mcp [--http HOST:PORT]    the MCP server (needs the [mcp] extra)
+    baremobile mcp [--http HOST:PORT]    the MCP server (needs the [mcp] extra; --daemon: share
+                                         the daemon's devices and sessions)
+
+The session verbs live in :mod:`baremobile.cli.session`, their output in
+:mod:`baremobile.cli.output`, the daemon commands in :mod:`baremobile.cli.daemon_cmd`. Only
+what a command needs is imported, so a session verb starts about as fast as Python does.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import signal
 import sys
 from collections.abc import Sequence
 
-from baremobile.errors import BaremobileError, InvalidScenario
+from baremobile.errors import BaremobileError, InvalidArgument, InvalidScenario
+
+TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CLI_VERBS", "main"]
 
 #: How error hints name other verbs when the CLI shows them (the keys of
-#: :data:`baremobile.errors.PYTHON_VERBS`); a CLI mode with more commands extends it.
+#: :data:`baremobile.errors.PYTHON_VERBS`): the session mode's commands. The daemon is
+#: given it too, so the hints of tool errors name commands, not tools.
 CLI_VERBS: dict[str, str] = {
     "snapshot": "baremobile snapshot",
     "last_snapshot": "the last snapshot printed",
-    "back": "the phone's Back button",
-    "wakeup": "the phone's power button",
+    "back": "baremobile back",
+    "wakeup": "baremobile press wakeup",
     "screenshot": "baremobile screenshot",
-    "apps": "the phone's app list",
+    "apps": "baremobile list-apps",
     "devices": "baremobile devices",
     "pick_device": "-d <serial>",
-    "list_files": "'adb shell ls -l <folder>'",
+    "list_files": "baremobile list-files --path <folder>",
     "reconnect": "run the command again",
 }
 
@@ -45,39 +57,6 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
-
-
-def _cmd_devices(args: argparse.Namespace) -> int:
-    from baremobile.transport import devices
-
-    found = devices()
-    if not found:
-        print("no devices found (try: baremobile virtual — while it runs, it is listed here "
-              "and used by every command that names no device)")
-        return 1
-    for d in found:
-        extra = f"  model:{d.model}" if d.model else ""
-        print(f"{d.serial:32} {d.state:14} {d.kind:9} via {d.via}{extra}")
-    return 0
-
-
-def _cmd_snapshot(args: argparse.Namespace) -> int:
-    from baremobile.page import connect
-
-    with connect(args.device) as page:
-        snap = page.snapshot(max_chars=args.max_chars)
-        print(snap.text)
-    return 0
-
-
-def _cmd_screenshot(args: argparse.Namespace) -> int:
-    from baremobile.page import connect
-
-    with connect(args.device) as page:
-        shot = page.screenshot()
-        shot.save(args.output)
-        print(f"saved {shot.width}x{shot.height} PNG to {args.output}")
-    return 0
 
 
 def _cmd_virtual(args: argparse.Namespace) -> int:
@@ -131,7 +110,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
     try:
-        from baremobile.tools.mcp_server import run
+        if args.daemon:
+            from baremobile.daemon.mcp_proxy import run
+        else:
+            from baremobile.tools.mcp_server import run
     except ImportError as exc:
         print(f"the MCP server needs the [mcp] extra: pip install 'baremobile[mcp]' ({exc})",
               file=sys.stderr)
@@ -139,31 +121,77 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     return run(args)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """Stands for a parser that is not built: every call is a no-op returning itself."""
+
+    def __getattr__(self, name: str) -> object:
+        return lambda *args, **kwargs: self
+
+
+class _OnlyOne:
+    """Sub-parsers that build only ``only`` (argparse takes about a millisecond per parser,
+    and a session verb must start about as fast as Python: see benchmarks/cli.py)."""
+
+    def __init__(self, sub: object, only: str | None) -> None:
+        self.sub = sub
+        self.only = only
+
+    def add_parser(self, name: str, **kwargs: object) -> object:
+        if self.only is None or name == self.only:
+            return self.sub.add_parser(name, **kwargs)  # type: ignore[attr-defined]
+        return _Skipped()
+
+
+#: options before the command that take a value (to find the command in argv)
+_VALUED = frozenset({"-H", "-P", "-L", "--session", "--timeout-ms"})
+
+
+_OTHER_COMMANDS = ("demo", "virtual", "mcp", "daemon", "skill")
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command word of ``argv`` (None for help, version, an unknown word, or none)."""
+    from baremobile.cli.session import SCHEMA_COMMANDS, VERBS
+
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in ("-h", "--help", "--version"):
+            return None
+        if word in _VALUED:
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            known = word in VERBS or word in _OTHER_COMMANDS or \
+                word.replace("-", "_") in SCHEMA_COMMANDS
+            return word if known else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line parser (with ``only``: just that command's sub-parser)."""
     from baremobile import __version__
+    from baremobile.cli import daemon_cmd, session
 
     p = argparse.ArgumentParser(prog="baremobile", description="Drive Android devices from agents.")
     p.add_argument("--version", action="version", version=f"baremobile {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("-H", dest="adb_host", metavar="HOST",
+                   help="as adb's -H: the adb server on HOST (with -P; default localhost)")
+    p.add_argument("-P", dest="adb_port", type=int, metavar="PORT",
+                   help="as adb's -P: the adb server's port (default 5037)")
+    p.add_argument("-L", dest="adb_socket", metavar="tcp:HOST:PORT",
+                   help="as adb's -L: the adb server socket (overrides $ADB_SERVER_SOCKET)")
+    session.add_common(p, top=True)
+    common = argparse.ArgumentParser(add_help=False)
+    session.add_common(common, top=False)
+    sub: Any = _OnlyOne(p.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+                        only)
 
     s = sub.add_parser("demo", help="run a short scripted agent flow on the virtual phone")
     s.add_argument("-d", "--device", default="virtual", help="device spec (default: virtual)")
     s.set_defaults(func=_cmd_demo)
-
-    s = sub.add_parser("snapshot", help="print the current screen's snapshot")
-    s.add_argument("-d", "--device", default=None, help="device spec (default: auto)")
-    s.add_argument("--max-chars", type=_positive_int, default=None,
-                   help="cut the snapshot text at about this many characters")
-    s.set_defaults(func=_cmd_snapshot)
-
-    s = sub.add_parser("screenshot", help="save a PNG screenshot")
-    s.add_argument("-d", "--device", default=None)
-    s.add_argument("-o", "--output", default="screenshot.png")
-    s.set_defaults(func=_cmd_screenshot)
-
-    s = sub.add_parser("devices", help="list reachable devices")
-    s.set_defaults(func=_cmd_devices)
 
     s = sub.add_parser("virtual", help="run a virtual phone that any adb client can connect to")
     s.add_argument("--host", default="127.0.0.1")
@@ -175,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_virtual)
 
     s = sub.add_parser("mcp", help="serve the MCP tools (stdio, or streamable HTTP)")
+    s.add_argument("--daemon", action="store_true",
+                   help="be a client of the session daemon: share its devices and sessions "
+                        "with the CLI and other MCP servers (one session per server)")
+    s.add_argument("--session", default=argparse.SUPPRESS, metavar="NAME",
+                   help="with --daemon: the daemon session to use (default: a private one, "
+                        "released at exit)")
     s.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP instead of stdio (bound to 127.0.0.1 by default)")
     s.add_argument("--device", default=None, help="default device for every tool")
@@ -204,20 +238,56 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--log-typed-text", action="store_true",
                    help="log the text of type calls (passwords!) instead of its length")
     s.set_defaults(func=_cmd_mcp)
+
+    session.add_commands(sub, common)
+    daemon_cmd.add_commands(sub)
     return p
+
+
+def _adb_server(args: argparse.Namespace) -> str | None:
+    """``tcp:HOST:PORT`` from adb's -H/-P/-L (None: none given), checked as adb does."""
+    if not (args.adb_socket or args.adb_host or args.adb_port):
+        return None
+    if args.adb_socket and (args.adb_host or args.adb_port):
+        raise InvalidArgument("-L cannot be combined with -H or -P (as in adb)")
+    from baremobile.transport.server import parse_server_socket, server_socket_spec
+
+    if args.adb_socket:
+        parse_server_socket(args.adb_socket)
+        return args.adb_socket
+    if args.adb_port is not None and not 0 < args.adb_port < 65536:
+        raise InvalidArgument(f"-P {args.adb_port} is not a port (1-65535)")
+    return server_socket_spec(args.adb_host, args.adb_port)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``baremobile`` console script."""
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    from baremobile.cli.output import print_error
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_in(argv))
+    args, extra = parser.parse_known_args(argv)
+    if args.command is None:  # pragma: no cover - the command is required
+        parser.error("a command is required")
+    if extra:
+        if getattr(args, "schema_tool", None) is None:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.rest = extra  # a schema-made tool command parses its own options
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     try:
+        args.adb_server = _adb_server(args)
+        if args.adb_server and not hasattr(args, "verb") and args.command != "daemon":
+            import os
+
+            os.environ["ADB_SERVER_SOCKET"] = args.adb_server  # adb: the flags win
         return int(args.func(args) or 0)
     except BaremobileError as exc:
-        hint = exc.hint_in(CLI_VERBS)
-        print(f"error [{exc.code}]: {exc.message}" + (f" — {hint}" if hint else ""),
-              file=sys.stderr)
-        return 1
+        from baremobile.cli.session import error_fields
+
+        return print_error(error_fields(exc), as_json=bool(getattr(args, "json", False)))
     except KeyboardInterrupt:
         return 130
 

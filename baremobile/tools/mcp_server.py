@@ -59,7 +59,7 @@ from baremobile.tools.session import Session
 from baremobile.tools.spec import select
 from baremobile.transport.cancel import CancelToken, cancel_scope
 
-__all__ = ["BearerAuth", "build_server", "mcp_result", "parse_http", "run"]
+__all__ = ["BearerAuth", "build_server", "mcp_result", "mcp_tools", "parse_http", "run"]
 
 log = logging.getLogger("baremobile.mcp")
 
@@ -91,16 +91,13 @@ def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
                                 is_error=not result.get("ok"))
 
 
-def build_server(session: Session, *, groups: Any = (), prefix: str = "",
-                 log_typed_text: bool = False) -> Server[Any]:
-    """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed.
-    Calls are logged with typed text as its length, unless ``log_typed_text``."""
-    from baremobile import __version__
-
+def mcp_tools(groups: Any = (), prefix: str = "") -> tuple[list[str], list[types.Tool]]:
+    """(the group names, the MCP tool definitions) of core + ``configure`` + ``groups``,
+    names prefixed — shared by this server and ``baremobile mcp --daemon``."""
     check_prefix(prefix)
     group_names = ["session", *_group_list(groups)]
     enabled = select(group_names)
-    tools = [
+    return group_names, [
         types.Tool(
             name=prefix + t.name,
             description=t.full_description(),
@@ -114,6 +111,15 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
         )
         for t in enabled
     ]
+
+
+def build_server(session: Session, *, groups: Any = (), prefix: str = "",
+                 log_typed_text: bool = False) -> Server[Any]:
+    """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed.
+    Calls are logged with typed text as its length, unless ``log_typed_text``."""
+    from baremobile import __version__
+
+    group_names, tools = mcp_tools(groups, prefix)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -337,11 +343,7 @@ def _private_log(path: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     """``baremobile mcp`` (the parsed arguments of the ``mcp`` sub-command)."""
     _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
-    prefix = args.prefix or ""
-    slug = getattr(args, "slug", None)
-    if slug:
-        prefix = f"android_{slug}_"
-    check_prefix(prefix)
+    prefix = command_prefix(args)
     session = Session(args.device, files_dir=getattr(args, "files_dir", None),
                       allow_devices=getattr(args, "allow_device", None) or None,
                       allow_scenarios=getattr(args, "allow_scenarios", False))
@@ -356,6 +358,25 @@ def run(args: argparse.Namespace) -> int:
         session.configure(**changes)
     server = build_server(session, groups=args.groups, prefix=prefix,
                           log_typed_text=getattr(args, "log_typed_text", False))
+    try:
+        serve(server, args)
+    finally:
+        session.close()
+    return 0
+
+
+def command_prefix(args: argparse.Namespace) -> str:
+    """The tool-name prefix ``--prefix`` / ``--slug`` ask for (checked)."""
+    prefix = args.prefix or ""
+    slug = getattr(args, "slug", None)
+    if slug:
+        prefix = f"android_{slug}_"
+    check_prefix(prefix)
+    return prefix
+
+
+def serve(server: Server[Any], args: argparse.Namespace) -> None:
+    """Serve ``server`` over stdio, or streamable HTTP with ``--http`` (until stopped)."""
     try:
         if args.http:
             host, port = parse_http(args.http)
@@ -372,6 +393,3 @@ def run(args: argparse.Namespace) -> int:
             anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
-    finally:
-        session.close()
-    return 0

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError
+from baremobile.transport import progress
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -99,6 +100,7 @@ class SinkRelay(io.BytesIO):
         super().__init__()
         self._sink = sink
         self.count = 0
+        self.total: int | None = None  #: the file's size, when the transport learnt it
         self.error: BaseException | None = None
 
     def write(self, data: Any, /) -> int:
@@ -108,6 +110,7 @@ class SinkRelay(io.BytesIO):
             self.error = exc
             raise
         self.count += len(data)
+        progress.report(self.count, self.total)
         return len(data)
 
 

@@ -45,7 +45,7 @@ from baremobile.errors import (
     DeviceUnauthorized,
     ProtocolError,
 )
-from baremobile.transport import cancel
+from baremobile.transport import cancel, progress
 from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.keys import AdbKey, load_signers
@@ -440,7 +440,7 @@ class DirectTransport(Transport):
 
         def op(device: AdbDevice, t: float) -> None:
             device.push(
-                io.BytesIO(data),
+                progress.CountingReader(data),  # reports as it is read, when asked to
                 path,
                 st_mode=0o100000 | mode,
                 mtime=int(time.time()),
@@ -461,7 +461,11 @@ class DirectTransport(Transport):
         relay = SinkRelay(sink)
 
         def op(device: AdbDevice, t: float) -> int:
-            device.pull(path, relay, transport_timeout_s=t, read_timeout_s=t)
+            # with a callback, adb-shell first stats the file: the total, for the report
+            told = (lambda _path, _n, total: setattr(relay, "total", total)) \
+                if progress.active() else None
+            device.pull(path, relay, progress_callback=told, transport_timeout_s=t,
+                        read_timeout_s=t)
             return relay.count
 
         try:

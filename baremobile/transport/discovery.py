@@ -379,13 +379,21 @@ def _server_knows(serial: str) -> bool:
 
 
 def _server(serial: str, **options: Any) -> ServerTransport:
-    client = AdbServerClient()
+    return server_transport(serial, **options)
+
+
+def server_transport(serial: str, *, client: AdbServerClient | None = None,
+                     **options: Any) -> ServerTransport:
+    """``serial`` through the adb server ``client`` talks to (default: the usual one,
+    ``$ADB_SERVER_SOCKET`` / ``$ANDROID_ADB_SERVER_PORT``), once the server lists it ready."""
+    client = client or AdbServerClient()
     listed = client.devices()  # raises DeviceNotFound when no server answers
     match = next((d for d in listed if d.serial == serial), None)
     if match is None:
         known = ", ".join(d.serial for d in listed) or "none"
         raise DeviceNotFound(
-            f"the adb server does not know {serial!r} (it has: {known})",
+            f"the adb server at {client.host}:{client.port} does not know {serial!r} "
+            f"(it has: {known})",
             hint="check the serial with {devices}; for a network device "
             "pass 'host:port'",
         )

@@ -38,14 +38,16 @@ from baremobile.errors import (
     DeviceNotFound,
     DevicePermissionDenied,
     DeviceUnauthorized,
+    InvalidArgument,
     ProtocolError,
     ServiceRefused,
 )
-from baremobile.transport import cancel
+from baremobile.transport import cancel, progress
 from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 
-__all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "server_address"]
+__all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "parse_server_socket",
+           "server_address", "server_socket_spec"]
 
 DEFAULT_PORT = 5037
 _SYNC_DATA_MAX = 64 * 1024
@@ -56,21 +58,49 @@ _MAX_REQUEST = 0xFFFF
 _MAX_PAYLOAD_V2 = 256 * 1024
 
 
+def parse_server_socket(spec: str) -> tuple[str, int]:
+    """adb's server socket spec → (host, port): ``tcp:PORT`` (this computer),
+    ``tcp:HOST:PORT``, ``tcp:[IPv6]:PORT``. adb's other socket kinds (``localabstract:``,
+    ``localfilesystem:``) are not served by an adb server; they raise ``InvalidArgument``."""
+    text = spec.strip() if isinstance(spec, str) else ""
+    if not text.startswith("tcp:"):
+        raise InvalidArgument(f"adb server socket {spec!r} is not tcp:HOST:PORT",
+                              hint="e.g. tcp:5037, tcp:farm1.lan:5037 or tcp:[::1]:5037")
+    rest = text[4:]
+    host, sep, port_s = rest.rpartition(":")
+    if not sep:
+        host, port_s = "", rest
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port_s.isdigit() or not 0 < int(port_s) < 65536 or any(c in host for c in "[] /"):
+        raise InvalidArgument(f"adb server socket {spec!r} is not tcp:HOST:PORT (a port "
+                              "1-65535)", hint="e.g. tcp:5037 or tcp:farm1.lan:5037")
+    return host or "127.0.0.1", int(port_s)
+
+
 def server_address() -> tuple[str, int]:
-    """Where adb clients find the server: ``ADB_SERVER_SOCKET`` / ``ANDROID_ADB_SERVER_PORT``."""
-    spec = os.environ.get("ADB_SERVER_SOCKET", "")
-    if spec.startswith("tcp:"):
-        rest = spec[4:]
-        host, _, port = rest.rpartition(":")
-        with contextlib.suppress(ValueError):
-            return (host or "127.0.0.1", int(port))
-    port_s = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
-    try:
-        port = int(port_s) if port_s else DEFAULT_PORT
-    except ValueError:
-        port = DEFAULT_PORT
-    host = os.environ.get("ANDROID_ADB_SERVER_ADDRESS", "127.0.0.1")
-    return host, port
+    """Where adb clients find the server, as adb decides it (AOSP
+    ``packages/modules/adb/client/main.cpp``, ``adb_commandline``): ``$ADB_SERVER_SOCKET``
+    (``tcp:HOST:PORT``) first, else ``$ANDROID_ADB_SERVER_ADDRESS`` and
+    ``$ANDROID_ADB_SERVER_PORT`` (default 127.0.0.1:5037). The CLI's adb-style ``-H``,
+    ``-P`` and ``-L`` set ``$ADB_SERVER_SOCKET`` for the command they precede. A malformed
+    value raises ``InvalidArgument`` (adb refuses it too) instead of silently using 5037."""
+    spec = os.environ.get("ADB_SERVER_SOCKET", "").strip()
+    if spec:
+        return parse_server_socket(spec)
+    port_s = os.environ.get("ANDROID_ADB_SERVER_PORT", "").strip()
+    if port_s and (not port_s.isdigit() or not 0 < int(port_s) < 65536):
+        raise InvalidArgument(f"ANDROID_ADB_SERVER_PORT={port_s!r} is not a port (1-65535)",
+                              hint="fix or unset it")
+    host = os.environ.get("ANDROID_ADB_SERVER_ADDRESS", "").strip() or "127.0.0.1"
+    return host, int(port_s) if port_s else DEFAULT_PORT
+
+
+def server_socket_spec(host: str | None = None, port: int | None = None) -> str:
+    """``tcp:HOST:PORT`` for adb's ``-H HOST -P PORT`` (each defaulting as adb does)."""
+    host = host or os.environ.get("ANDROID_ADB_SERVER_ADDRESS", "").strip() or "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"tcp:{shown}:{port or DEFAULT_PORT}"
 
 
 @dataclass(frozen=True)
@@ -143,9 +173,11 @@ class AdbServerClient:
     """A small client for the adb server's host services."""
 
     def __init__(self, host: str | None = None, port: int | None = None, timeout: float = 2.0):
-        dh, dp = server_address()
-        self.host = host or dh
-        self.port = port or dp
+        if not host or not port:
+            dh, dp = server_address()
+            host, port = host or dh, port or dp
+        self.host = host
+        self.port = port
         self.timeout = timeout
 
     # -- plumbing ------------------------------------------------------------------------
@@ -373,6 +405,11 @@ class ServerTransport(Transport):
             for i in range(0, len(data), _SYNC_DATA_MAX):
                 chunk = data[i : i + _SYNC_DATA_MAX]
                 wire += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+                if len(wire) >= _SYNC_DATA_MAX:  # a chunk at a time: progress can be told
+                    deadline.arm(sock)
+                    sock.sendall(wire)
+                    wire.clear()
+                    progress.report(i + len(chunk), len(data))
             wire += b"DONE" + struct.pack("<I", int(time.time()))
             deadline.arm(sock)
             sock.sendall(wire)

@@ -1,0 +1,207 @@
+"""What the session verbs print and save: text for people and agents, JSON for programs.
+
+* ``.baremobile/page-<n>.yml`` — every snapshot a command shows, and
+  ``.baremobile/screenshot-<n>.png`` — every screenshot (``<n>`` counts up per directory);
+  agents read them with their file tools;
+* errors are one line on stderr, ``error [CODE]: message — hint``; with ``--json`` the
+  error object goes to stdout instead;
+* the exit status says the error's family (:data:`EXIT_CODES`), so a shell script can
+  branch without parsing;
+* long transfers draw a progress line on stderr — only when stderr is a terminal.
+
+Imports nothing beyond the standard library (the CLI's fast path).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping
+
+TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["EXIT_CODES", "OUT_DIR", "Progress", "exit_code", "print_error", "print_result",
+           "save_next"]
+
+OUT_DIR = ".baremobile"
+
+#: exit status per error category (0: success)
+EXIT_CODES: dict[str, int] = {
+    "INTERNAL_ERROR": 1,
+    "INVALID_ARGUMENT": 2,  # also argparse's usage errors
+    "REF_NOT_FOUND": 3,
+    "DEVICE_UNAVAILABLE": 4,
+    "DEVICE_DISCONNECTED": 4,
+    "SESSION_CLOSED": 4,
+    "TIMEOUT": 5,
+    "CANCELLED": 5,
+    "BUSY": 6,
+    "COMMAND_FAILED": 7,
+    "DUMP_FAILED": 7,
+    "MISSING_DEPENDENCY": 8,
+    "DAEMON": 9,
+}
+
+
+def exit_code(category: str) -> int:
+    return EXIT_CODES.get(category, 1)
+
+
+def save_next(kind: str, suffix: str, data: bytes, directory: str = OUT_DIR) -> str:
+    """Write ``data`` to ``<directory>/<kind>-<n><suffix>`` with the next free ``n``."""
+    os.makedirs(directory, exist_ok=True)
+    taken = 0
+    prefix = f"{kind}-"
+    for name in os.listdir(directory):
+        if name.startswith(prefix) and name.endswith(suffix):
+            number = name[len(prefix):len(name) - len(suffix)]
+            if number.isdigit():
+                taken = max(taken, int(number))
+    n = taken + 1
+    while True:  # another process may take the same number: O_EXCL decides
+        path = os.path.join(directory, f"{kind}-{n}{suffix}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        return path
+
+
+def _say(text: str, stream: Any = None) -> None:
+    stream = stream or sys.stdout
+    stream.write(text if text.endswith("\n") else text + "\n")
+
+
+def print_error(error: Mapping[str, Any], *, as_json: bool) -> int:
+    """Show an error (``{code, message, hint, category}``); returns the exit status."""
+    code = str(error.get("code") or "ERROR")
+    category = str(error.get("category") or code)
+    if as_json:
+        _say(json.dumps({"ok": False, "error": dict(error)}, ensure_ascii=False))
+    else:
+        message = str(error.get("message") or "").replace("\n", " ")
+        hint = str(error.get("hint") or "").replace("\n", " ")
+        _say(f"error [{code}]: {message}" + (f" — {hint}" if hint else ""), sys.stderr)
+    return exit_code(category)
+
+
+#: result keys shown on their own (or too plain to repeat) rather than as JSON facts
+_SHOWN_APART = frozenset({"ok", "tool", "device", "done", "image", "snapshot", "log", "text",
+                          "base64", "matches", "count", "package", "refs", "truncated"})
+
+
+def _snapshot_text(result: Mapping[str, Any]) -> str | None:
+    text = result.get("snapshot")
+    return text if isinstance(text, str) else None
+
+
+def _node_line(node: Mapping[str, Any]) -> str:
+    ref = node.get("ref")
+    where = f"[ref={ref}]" if ref is not None else \
+        f"(inside ref {node['inside_ref']})" if node.get("inside_ref") else "(no ref)"
+    parts = [where, str(node.get("role", ""))]
+    if node.get("text"):
+        parts.append(json.dumps(node["text"], ensure_ascii=False))
+    if node.get("desc"):
+        parts.append(f"({node['desc']})")
+    if node.get("states"):
+        parts.append(" ".join(f"[{s}]" for s in node["states"]))
+    return " ".join(parts)
+
+
+def print_result(result: Mapping[str, Any], *, as_json: bool, output: str | None = None) -> None:
+    """Show a tool's result; save its snapshot / image under ``.baremobile/`` (or ``output``
+    for an image). With ``as_json`` the result goes out whole, plus ``"saved"`` paths."""
+    saved: dict[str, str] = {}
+    text = _snapshot_text(result)
+    if text is not None:
+        saved["snapshot"] = save_next("page", ".yml", text.encode("utf-8"))
+    image = result.get("image")
+    if isinstance(image, Mapping) and isinstance(image.get("data"), str):
+        png = base64.b64decode(image["data"])
+        if output:
+            with open(output, "wb") as fh:
+                fh.write(png)
+            saved["image"] = output
+        else:
+            saved["image"] = save_next("screenshot", ".png", png)
+    if as_json:
+        out = {k: v for k, v in result.items() if k != "image"}
+        if isinstance(image, Mapping):
+            out["image"] = {k: v for k, v in image.items() if k != "data"}
+        if saved:
+            out["saved"] = saved
+        _say(json.dumps(out, ensure_ascii=False))
+        return
+    if result.get("done"):
+        _say(str(result["done"]))
+    facts = {k: v for k, v in result.items() if k not in _SHOWN_APART}
+    if facts:  # what else the tool answered (device_info's info, list_apps' packages …)
+        _say(json.dumps(facts, ensure_ascii=False, separators=(", ", ": ")))
+    if "image" in saved:
+        _say(saved["image"])
+    if isinstance(result.get("matches"), list):
+        for node in result["matches"]:
+            _say(_node_line(node))
+        _say(f"{result.get('count', len(result['matches']))} match(es)")
+    for key in ("log", "text", "base64"):
+        if isinstance(result.get(key), str):
+            _say(result[key])
+    if text is not None:
+        _say(text)
+        _say(f"(saved {saved['snapshot']})", sys.stderr)
+
+
+class Progress:
+    """A transfer's progress line on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, what: str, stream: Any = None) -> None:
+        self.what = what
+        self.stream = stream or sys.stderr
+        self.enabled = _isatty(self.stream)
+        self._last = 0.0
+        self._drawn = False
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and (total is None or done < total):
+            return
+        self._last = now
+        if total:
+            line = f"{self.what}: {_size(done)} / {_size(total)} ({done * 100 // total}%)"
+        else:
+            line = f"{self.what}: {_size(done)}"
+        self.stream.write("\r" + line.ljust(60))
+        self.stream.flush()
+        self._drawn = True
+
+    def finish(self) -> None:
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB"):
+        if n < 1024 or unit == "MB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"  # pragma: no cover

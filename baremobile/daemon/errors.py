@@ -1,0 +1,83 @@
+"""The daemon's own errors (every one a :class:`~baremobile.errors.BaremobileError`).
+
+``category`` is the wider family, as in the tool results (``baremobile.tools.ERROR_CODES``):
+a device the pool cannot give is ``DEVICE_UNAVAILABLE`` like ``NO_DEVICES``, a request the
+daemon cannot read is ``INVALID_ARGUMENT``, and trouble reaching or trusting the daemon
+itself is ``DAEMON``.
+"""
+
+from __future__ import annotations
+
+from baremobile.errors import BaremobileError, DeviceNotFound, InvalidArgument
+
+__all__ = [
+    "DaemonError",
+    "DaemonUnavailable",
+    "DeviceAssigned",
+    "NoFreeDevice",
+    "SessionNotFound",
+    "SessionNotOpen",
+    "UnknownMethod",
+    "VersionMismatch",
+]
+
+
+class DaemonError(BaremobileError):
+    """Reaching, starting or trusting the daemon failed."""
+
+    code = "DAEMON_ERROR"
+    category = "DAEMON"
+    default_hint = "see the daemon's log (baremobile daemon status names it), or stop it " \
+                   "with 'baremobile daemon stop'; the next command starts a fresh one"
+
+
+class DaemonUnavailable(DaemonError):
+    """No daemon answers and none could be started."""
+
+    code = "DAEMON_UNAVAILABLE"
+
+
+class VersionMismatch(DaemonError):
+    """The running daemon is another version than this client."""
+
+    code = "VERSION_MISMATCH"
+
+
+class UnknownMethod(InvalidArgument):
+    """No such daemon method."""
+
+    code = "UNKNOWN_METHOD"
+    category = "INVALID_ARGUMENT"
+    default_hint = "daemon/methods lists the methods"
+
+
+class SessionNotFound(InvalidArgument):
+    """``daemon/sessionInfo`` of a session that does not exist."""
+
+    code = "SESSION_NOT_FOUND"
+    category = "INVALID_ARGUMENT"
+    default_hint = "open it first: baremobile open --session NAME (daemon/openSession)"
+
+
+class SessionNotOpen(DeviceNotFound):
+    """A device tool was called in a session that holds no device and named none."""
+
+    code = "SESSION_NOT_OPEN"
+    category = "DEVICE_UNAVAILABLE"
+    default_hint = "run 'baremobile open' (or 'baremobile open -d DEVICE') first, or pass -d"
+
+
+class NoFreeDevice(DeviceNotFound):
+    """Every device of the pool is assigned to a session (or in error)."""
+
+    code = "NO_FREE_DEVICE"
+    category = "DEVICE_UNAVAILABLE"
+    default_hint = "close a session that is done (baremobile close --session NAME), or " \
+                   "connect another device and run 'baremobile devices --refresh'"
+
+
+class DeviceAssigned(DeviceNotFound):
+    """The named device belongs to another session."""
+
+    code = "DEVICE_ASSIGNED"
+    category = "DEVICE_UNAVAILABLE"

@@ -1,0 +1,339 @@
+"""The daemon's state and methods, without sockets: pool, pages, sessions, tool calls.
+
+:class:`Hub` is what the server's methods call (``daemon/openSession`` →
+:meth:`Hub.open_session`, ``tools/call`` → :meth:`Hub.call_tool` …). It holds
+
+* one :class:`baremobile.tools.Session` (``pages``) with the Page of every device in use and
+  one lock per device — the per-device ``BUSY`` rule for every client of the daemon;
+* the :class:`~baremobile.daemon.pool.Pool` (which session holds which device);
+* the named :class:`~baremobile.daemon.sessions.SessionState`\\ s.
+
+Tool calls go through :func:`baremobile.tools.call` — the same table and dispatcher as
+``baremobile.tools`` and MCP; nothing here implements a tool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from baremobile.daemon.cancel import Work
+from baremobile.daemon.errors import SessionNotFound
+from baremobile.daemon.pool import Pool, split_server_spec
+from baremobile.daemon.sessions import Policy, SessionState, SessionView, device_key
+from baremobile.errors import BaremobileError, Busy, InvalidArgument
+from baremobile.tools.dispatch import call, error_data
+from baremobile.tools.session import Session
+from baremobile.tools.spec import get, select
+
+__all__ = ["DEFAULT_FLOORS_MS", "Hub", "tool_list"]
+
+log = logging.getLogger("baremobile.daemon")
+
+#: The least time a ``tools/call`` gets, whatever ``timeoutMs`` says (AutoMobile's
+#: "tool-specific timeout floors"): reading the screen takes 1–3 s on a phone and up to
+#: ~10 s on a slow one; installs and transfers of large files take minutes.
+DEFAULT_FLOORS_MS: dict[str, int] = {
+    "snapshot": 10_000, "find": 10_000, "screenshot": 10_000, "annotated_screenshot": 10_000,
+    "grid_screenshot": 10_000, "launch": 10_000, "open_url": 10_000, "type": 10_000,
+    "read_file": 30_000, "push_file": 120_000, "pull_file": 120_000, "install_app": 300_000,
+}
+#: a dump's worth, added to waits (their own timeout) and to observing actions
+_DUMP_MS = 10_000
+#: codes that say the device itself cannot be reached: it goes to ``error`` in the pool
+_DEVICE_FAULTS = frozenset({
+    "NO_DEVICES", "DEVICE_UNAUTHORIZED", "DEVICE_BUSY", "PERMISSION_DENIED",
+    "DEVICE_DISCONNECTED", "PROTOCOL_ERROR",
+})
+
+
+def tool_list(groups: Iterable[str] | str = ("all",), prefix: str = "") -> list[dict[str, Any]]:
+    """The tool table as ``tools/list`` answers it (MCP's tool shape)."""
+    out = []
+    for t in select(groups):
+        out.append({
+            "name": prefix + t.name,
+            "description": t.full_description(),
+            "inputSchema": t.parameters(),
+            "group": t.group,
+            "annotations": {"title": t.name.replace("_", " "), "readOnlyHint": t.read_only,
+                            "destructiveHint": t.destructive, "openWorldHint": t.open_world},
+        })
+    return out
+
+
+def _list_server(host: str, port: int) -> list[dict[str, str]]:
+    from baremobile.transport.server import AdbServerClient
+
+    return [{"serial": d.serial, "state": d.state, "kind": d.kind, "via": "adb-server",
+             "model": d.properties.get("model", "")}
+            for d in AdbServerClient(host, port).devices()]
+
+
+def _discover() -> list[dict[str, str]]:
+    from baremobile.transport.discovery import devices
+
+    return [{"serial": d.serial, "state": d.state, "kind": d.kind, "via": d.via,
+             "model": d.model} for d in devices()]
+
+
+def _connect(spec: str | None, **options: Any) -> Any:
+    """Connect ``spec``; ``adb:SERIAL@HOST:PORT`` goes through that host's adb server."""
+    from baremobile.page import Page, connect
+
+    parsed = split_server_spec(spec or "")
+    if parsed is None:
+        return connect(spec, **options)
+    from baremobile.transport.discovery import server_transport
+    from baremobile.transport.server import AdbServerClient
+
+    serial, host, port = parsed
+    transport = server_transport(serial, client=AdbServerClient(host, port), **options)
+    # two hosts' emulator-5554 are two devices: the page's serial names the host too (the
+    # pages are told apart by serial), while the wire keeps the device's own serial
+    transport.client = _HostClient(host, port, serial)
+    transport.serial = f"{serial}@{host}:{port}"
+    return Page(transport)
+
+
+class _HostClient:
+    """An adb server client for one device of that server, whatever serial it is asked for."""
+
+    def __init__(self, host: str, port: int, serial: str) -> None:
+        from baremobile.transport.server import AdbServerClient
+
+        self._client = AdbServerClient(host, port)
+        self._serial = serial
+        self.host, self.port = host, port
+
+    def open(self, serial: str, service: str, deadline: Any) -> Any:
+        return self._client.open(self._serial, service, deadline)
+
+    def features(self, serial: str) -> Any:
+        return self._client.features(self._serial)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+class Hub:
+    """Everything the daemon holds; thread-safe."""
+
+    def __init__(
+        self,
+        *,
+        devices: Iterable[str] = (),
+        discover: bool = True,
+        servers: Iterable[tuple[str, int]] = (),
+        floors_ms: Mapping[str, int] | None = None,
+        connect: Callable[..., Any] | None = None,
+        discover_fn: Callable[[], list[dict[str, str]]] | None = None,
+    ) -> None:
+        self.pages = Session(connect=connect or _connect, allow_scenarios=True)
+        self.pool = Pool(configured=[device_key(d) for d in devices if d.strip()],
+                         discover=(discover_fn or _discover) if discover else None,
+                         servers=servers, list_server=_list_server)
+        self.floors_ms = {**DEFAULT_FLOORS_MS, **(floors_ms or {})}
+        self.sessions: dict[str, SessionState] = {}
+        self._lock = threading.Lock()
+        self.started = time.time()
+
+    # -- sessions ---------------------------------------------------------------------
+    def session(self, name: str, *, create: bool = False) -> SessionState:
+        _check_name(name)
+        with self._lock:
+            state = self.sessions.get(name)
+            if state is None:
+                if not create:
+                    raise SessionNotFound(f"there is no session {name!r}")
+                state = self.sessions[name] = SessionState(name)
+            return state
+
+    def attach(self, state: SessionState, key: str, *, connect: bool = True) -> Any:
+        """Claim device ``key`` for ``state``'s session and return its Page (connected on
+        first use). A claim that fails to connect is given back; the device goes to error."""
+        _, fresh = self.pool.claim(state.name, key)
+        if state.options.device is None:
+            state.options.device = key  # the first device a session touches is its own
+        if not connect:
+            return None
+        try:
+            page = self.pages.page(key)
+        except BaremobileError as exc:
+            if exc.code in _DEVICE_FAULTS:
+                self.pool.mark_error(key, error_data(exc))
+            if fresh:
+                self.pool.release(state.name, key)
+                if state.options.device == key:
+                    state.options.device = None
+            raise
+        self.pool.mark_ok(key, page.serial)
+        return page
+
+    def open_session(self, name: str, device: str | None = None,
+                     server: tuple[str, int] | None = None) -> dict[str, Any]:
+        """Give session ``name`` a device: ``device``, else a free one of the pool (of the
+        adb server ``server``, when given)."""
+        state = self.session(name, create=True)
+        if device:
+            key = device_key(device)
+            if key == "auto":
+                raise InvalidArgument("open -d auto: name a device, or leave -d out to get "
+                                      "a free one from the pool")
+            self.attach(state, key)
+            state.options.device = key
+            return self.session_info(name)
+        if state.options.device is not None:
+            return self.session_info(name)
+        if server is not None and server not in self.pool.servers:
+            self.pool.servers.append(server)
+        candidates = self.pool.candidates(server=server)
+        if not candidates:
+            self.refresh_devices()
+            candidates = self.pool.candidates(server=server)
+        for key in candidates:
+            try:
+                self.attach(state, key)
+            except BaremobileError as exc:
+                log.info("open %s: %s is unusable (%s)", name, key, exc.code)
+                continue
+            state.options.device = key
+            return self.session_info(name)
+        raise self.pool.no_free_device(server=server)
+
+    def release_session(self, name: str) -> dict[str, Any]:
+        """Give the session's devices back to the pool and forget its refs (idempotent)."""
+        _check_name(name)
+        with self._lock:
+            state = self.sessions.pop(name, None)
+        freed = self.pool.release(name)
+        pages = self.pages.pages()
+        for key in freed:
+            page = pages.get(key)
+            if page is not None:
+                self.pages.forget(page)
+                _close_soon(page)  # its refs go with it; the next session reconnects
+        if state is None and not freed:
+            return {"message": f"Session {name} already released or never existed",
+                    "alreadyReleased": True}
+        out: dict[str, Any] = {"message": f"Session {name} released", "alreadyReleased": False,
+                               "devices": freed}
+        if freed:
+            out["device"] = freed[0]
+        return out
+
+    def session_info(self, name: str) -> dict[str, Any]:
+        state = self.session(name)
+        devices = self.pool.of_session(name)
+        page = self.pages.pages().get(state.options.device or "")
+        snap = getattr(page, "last_snapshot", None)
+        return {
+            "sessionId": name, "assignedDevice": state.options.device, "devices": devices,
+            "serial": getattr(page, "serial", None), "platform": "android",
+            "createdAt": state.created_ms, "lastUsedAt": state.last_used_ms,
+            "calls": state.calls, "inFlight": state.in_flight,
+            "refs": len(snap.refs) if snap is not None else 0,
+            "package": getattr(snap, "package", None), "settings": state.options.to_dict(),
+        }
+
+    def session_list(self) -> list[dict[str, Any]]:
+        with self._lock:
+            states = list(self.sessions.values())
+        return [{"sessionId": s.name, "assignedDevice": s.options.device,
+                 "lastUsedAt": s.last_used_ms, "inFlight": s.in_flight} for s in states]
+
+    # -- devices ----------------------------------------------------------------------
+    def available_devices(self) -> dict[str, Any]:
+        return {**self.pool.counts(), "devices": self.pool.snapshot()}
+
+    def refresh_devices(self) -> dict[str, Any]:
+        return {**self.pool.refresh(self._probe), "devices": self.pool.snapshot()}
+
+    def _probe(self, key: str) -> dict[str, str] | None:
+        """None when ``key`` answers a trivial command, else its error."""
+        try:
+            page = self.pages.page(key)
+            with self.pages.acting(page, 0):
+                page.transport.shell("true", timeout=5)
+            return None
+        except Busy:
+            return None  # a call is using it: it is alive
+        except BaremobileError as exc:
+            data = error_data(exc)
+            return {"code": data["code"], "message": data["message"]}
+
+    # -- tools ------------------------------------------------------------------------
+    def floor_ms(self, name: Any, arguments: Any, session: str | None) -> int:
+        """The least time ``tools/call`` of ``name`` gets."""
+        if not isinstance(name, str):
+            return 0
+        tool = get(name)
+        floor = self.floors_ms.get(name, 0)
+        args = arguments if isinstance(arguments, Mapping) else {}
+        with self._lock:
+            state = self.sessions.get(session or "")
+        options = state.options if state is not None else None
+        if name in ("wait_for_text", "wait_stable"):
+            wait = args.get("timeout", options.timeout if options else 10.0)
+            if isinstance(wait, (int, float)) and not isinstance(wait, bool):
+                floor = max(floor, int(min(wait, 600) * 1000) + _DUMP_MS)
+        if tool is not None and tool.acts and options is not None and options.observe:
+            floor += _DUMP_MS + int(options.settle * 1000)
+        return floor
+
+    def call_tool(self, session: str, name: Any, arguments: Any, policy: Policy,
+                  work: Work | None = None) -> dict[str, Any]:
+        """Run one tool in ``session`` (created on first use) and answer with its result
+        (``{"ok": …}``, never raising for the tool's failure)."""
+        state = self.session(session, create=True)
+        view = SessionView(self, state, policy)
+        with view.request():
+            def run() -> dict[str, Any]:
+                return call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
+                            observe=policy.observe, settle=policy.settle,
+                            max_chars=policy.max_chars, files_dir=policy.files_dir)
+
+            result = work.run(run) if work is not None else run()
+        if view.used is not None:
+            if result.get("ok"):
+                self.pool.mark_ok(view.used, result.get("device"))
+            elif result.get("error", {}).get("code") in _DEVICE_FAULTS:
+                self.pool.mark_error(view.used, result["error"])
+        return result
+
+    # -- lifecycle --------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        return {"sessions": self.session_list(), **self.available_devices()}
+
+    def close(self, wait: float = 5.0) -> None:
+        """Close every page (in the background: a stuck device cannot hold shutdown up
+        longer than ``wait`` seconds)."""
+        with self._lock:
+            self.sessions.clear()
+        done = threading.Thread(target=self.pages.close, name="baremobile-daemon-close",
+                                daemon=True)
+        done.start()
+        done.join(wait)
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-@:")
+
+
+def _check_name(name: Any) -> None:
+    if not isinstance(name, str) or not 0 < len(name) <= 100 or not set(name) <= _NAME_CHARS:
+        raise InvalidArgument(f"a session name is 1-100 letters, digits or _ . - @ :, not "
+                              f"{name!r}", hint="e.g. --session agent1")
+
+
+def _close_soon(page: Any) -> None:
+    """Close ``page`` without waiting (closing waits for a command in flight)."""
+    def close() -> None:
+        with contextlib.suppress(Exception):
+            page.close()
+
+    threading.Thread(target=close, name="baremobile-daemon-close", daemon=True).start()
+

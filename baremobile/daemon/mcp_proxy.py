@@ -1,0 +1,147 @@
+"""``baremobile mcp --daemon``: an MCP server whose tools run in the session daemon.
+
+Like AutoMobile's stdio proxy: the MCP client talks to this process (stdio, or streamable
+HTTP with ``--http``), which forwards every ``tools/call`` to the daemon's ``tools/call``.
+So several MCP clients and the CLI share one daemon — one device pool, one connection per
+device, the per-device ``BUSY`` rule between all of them.
+
+* Each server is one daemon session: ``--session NAME`` (share it with the CLI or another
+  server), else a private ``mcp-<pid>`` that is released when the server exits.
+* The session gets its device on the first call: ``--device`` when given, else a free
+  device of the pool (``daemon/openSession``), so a rack of phones serves a rack of agents.
+* The operator's limits travel with every call (``--groups``, ``--files-dir``,
+  ``--allow-device``, ``--allow-scenarios``, ``--observe``…): the daemon enforces them for
+  this server's calls only.
+* A call the MCP client cancels is cancelled in the daemon too (its connection is cut,
+  and the daemon stops the device work of a client that hung up).
+* One connection stays open for the server's life, so the daemon does not stop for
+  idleness while an agent is attached.
+
+The tool list is the standalone server's (:func:`baremobile.tools.mcp_server.mcp_tools`);
+results are rendered by the same :func:`~baremobile.tools.mcp_server.mcp_result`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+from typing import Any
+
+import anyio
+from mcp.server.lowlevel import Server
+
+from baremobile.daemon.client import Client, RemoteError
+from baremobile.tools.mcp_server import (
+    INSTRUCTIONS,
+    _setup_logging,
+    command_prefix,
+    mcp_result,
+    mcp_tools,
+    serve,
+    types,
+)
+from baremobile.tools.spec import get
+
+__all__ = ["build_proxy", "run"]
+
+log = logging.getLogger("baremobile.mcp")
+
+
+class _Forwarder:
+    """Calls one tool in the daemon (blocking; run it in a worker thread)."""
+
+    def __init__(self, session: str, params: dict[str, Any], device: str | None,
+                 prefix: str) -> None:
+        self.session = session
+        self.params = params  # the operator's limits, sent with every call
+        self.device = device
+        self.prefix = prefix
+
+    def __call__(self, name: str, arguments: Any, client: Client) -> dict[str, Any]:
+        args = dict(arguments) if isinstance(arguments, dict) else arguments
+        bare = name[len(self.prefix):] if name.startswith(self.prefix) else name
+        tool = get(bare)
+        if self.device and isinstance(args, dict) and tool is not None and \
+                tool.needs_device and "device" not in args:
+            args["device"] = self.device
+        params = {**self.params, "name": name, "arguments": args, "session": self.session}
+        try:
+            return client.request("tools/call", params)
+        except RemoteError as exc:
+            if exc.code != "SESSION_NOT_OPEN":
+                return _failed(name, exc)
+        try:  # the session's first call: take a free device of the pool, then retry
+            client.request("daemon/openSession", {"sessionId": self.session})
+            return client.request("tools/call", params)
+        except RemoteError as exc:
+            return _failed(name, exc)
+
+
+def _failed(name: str, exc: RemoteError) -> dict[str, Any]:
+    return {"ok": False, "tool": name,
+            "error": {"code": exc.code, "message": exc.message, "hint": exc.hint,
+                      "category": exc.category}}
+
+
+def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> Server[Any]:
+    """The MCP server that forwards to the daemon."""
+    from baremobile import __version__
+
+    group_names, tools = mcp_tools(groups, prefix)
+    forward.params["groups"] = group_names
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        client = Client()
+
+        def work() -> dict[str, Any]:
+            with client:
+                return forward(params.name, params.arguments, client)
+
+        try:
+            result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            client.abort()  # the daemon sees the hang-up and stops the device work
+            raise
+        return mcp_result(result)
+
+    return Server("baremobile", version=__version__, title="baremobile — Android for agents",
+                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``baremobile mcp --daemon``."""
+    _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
+    prefix = command_prefix(args)
+    given = getattr(args, "session", None) or os.environ.get("BAREMOBILE_SESSION", "").strip()
+    session = given or f"mcp-{os.getpid()}"
+    limits: dict[str, Any] = {"prefix": prefix,
+                              "allowScenarios": bool(getattr(args, "allow_scenarios", False))}
+    if getattr(args, "files_dir", None):
+        limits["filesDir"] = os.path.abspath(args.files_dir)
+    allow = getattr(args, "allow_device", None)
+    if allow:
+        limits["allowDevices"] = [*allow, *([args.device] if args.device else [])]
+    keepalive = Client()
+    keepalive.connect()  # start the daemon now, and keep it from idling out while we serve
+    settings = {k: v for k, v in (("observe", True if args.observe else None),
+                                  ("settle", args.settle), ("max_chars", args.max_chars))
+                if v is not None}
+    if settings:
+        keepalive.request("tools/call", {"name": "configure", "arguments": settings,
+                                         "session": session, "groups": ["session"]})
+    forward = _Forwarder(session, limits, args.device, prefix)
+    server = build_proxy(forward, groups=args.groups, prefix=prefix)
+    log.info("serving MCP through the daemon at %s as session %s", keepalive.path, session)
+    try:
+        serve(server, args)
+    finally:
+        if not given:
+            with contextlib.suppress(Exception):
+                keepalive.request("daemon/releaseSession", {"sessionId": session})
+        keepalive.close()
+    return 0
