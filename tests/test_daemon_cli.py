@@ -53,7 +53,8 @@ def test_agent_loop_across_processes(phone: VirtualPhone, tmp_path: Path, daemon
     # refs are those of the latest snapshot: one the phone never showed is refused
     r = cli("tap", "999", cwd=tmp_path)
     assert r.returncode == 3, r.stderr
-    assert r.stderr.startswith("error [REF_NOT_FOUND]:") and "snapshot" in r.stderr
+    assert r.stderr.startswith("error [REF_NOT_FOUND]:")
+    assert "baremobile snapshot" in r.stderr  # the hint names the command, not the tool
     assert len(r.stderr.strip().splitlines()) == 1
     assert daemon_pid(daemon_socket) == pid  # one daemon served every command
     assert "released" in ok("close", cwd=tmp_path)

@@ -217,7 +217,13 @@ def test_timeout_answers_at_once_and_a_stuck_device_blocks_no_one_else(two_phone
         assert elapsed < 10  # answered at its deadline, not the device's 30 s command timeout
         assert [e["keycode"] for e in fine.events.list("key")] == [3, 4]
         assert not stuck.events.list("key")
-        assert c.call("daemon/ping", rid="alive")["success"]
+        stuck.faults.clear()
+        # the stuck work was aborted at once: the session reconnects and works again
+        again = c.call("tools/call", {"name": "press", "arguments": {"key": "back"},
+                                      "session": "a"}, rid="again")
+        assert again["success"], again
+        assert stuck.events.list("key")[-1]["keycode"] == 4
+        assert time.monotonic() - started < 15
 
 
 def test_timeout_floors_lift_short_timeouts(phone: VirtualPhone, daemon_socket: str):

@@ -23,6 +23,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from baremobile.cli.output import CLI_VERBS
 from baremobile.errors import BaremobileError, InvalidArgument, InvalidScenario
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
@@ -31,21 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CLI_VERBS", "main"]
 
-#: How error hints name other verbs when the CLI shows them (the keys of
-#: :data:`baremobile.errors.PYTHON_VERBS`): the session mode's commands. The daemon is
-#: given it too, so the hints of tool errors name commands, not tools.
-CLI_VERBS: dict[str, str] = {
-    "snapshot": "baremobile snapshot",
-    "last_snapshot": "the last snapshot printed",
-    "back": "baremobile back",
-    "wakeup": "baremobile press wakeup",
-    "screenshot": "baremobile screenshot",
-    "apps": "baremobile list-apps",
-    "devices": "baremobile devices",
-    "pick_device": "-d <serial>",
-    "list_files": "baremobile list-files --path <folder>",
-    "reconnect": "run the command again",
-}
 
 
 def _positive_int(text: str) -> int:

@@ -25,10 +25,26 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["EXIT_CODES", "OUT_DIR", "Progress", "exit_code", "print_error", "print_result",
-           "save_next"]
+__all__ = ["CLI_VERBS", "EXIT_CODES", "OUT_DIR", "Progress", "exit_code", "print_error",
+           "print_result", "save_next"]
 
 OUT_DIR = ".baremobile"
+
+#: How error hints name other verbs when the CLI shows them (the keys of
+#: :data:`baremobile.errors.PYTHON_VERBS`): the session mode's commands. The daemon is
+#: given it too, so the hints of tool errors name commands, not tools.
+CLI_VERBS: dict[str, str] = {
+    "snapshot": "baremobile snapshot",
+    "last_snapshot": "the last snapshot printed",
+    "back": "baremobile back",
+    "wakeup": "baremobile press wakeup",
+    "screenshot": "baremobile screenshot",
+    "apps": "baremobile list-apps",
+    "devices": "baremobile devices",
+    "pick_device": "-d <serial>",
+    "list_files": "baremobile list-files --path <folder>",
+    "reconnect": "run the command again",
+}
 
 #: exit status per error category (0: success)
 EXIT_CODES: dict[str, int] = {

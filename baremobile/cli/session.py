@@ -337,9 +337,7 @@ def run(args: argparse.Namespace) -> int:
 def error_fields(exc: BaremobileError) -> dict[str, Any]:
     """``{code, message, hint, category}`` of an error raised in this process (the hint in
     the CLI's words); an error the daemon answered keeps its own fields."""
-    from baremobile.cli import CLI_VERBS
-
-    data = dict(exc.to_dict(CLI_VERBS))
+    data = dict(exc.to_dict(output.CLI_VERBS))
     category = getattr(exc, "category", None)
     if category is None:
         if isinstance(exc, InvalidArgument):
@@ -365,10 +363,8 @@ def _run_daemon(args: argparse.Namespace) -> int:
         if verb in ("open", "close", "session") or (verb == "devices"):
             return _daemon_method(client, args, session)
         tool, arguments, files_dir = tool_request(args)
-        from baremobile.cli import CLI_VERBS
-
         params: dict[str, Any] = {"name": tool, "arguments": arguments, "session": session,
-                                  "verbs": CLI_VERBS}
+                                  "verbs": output.CLI_VERBS}
         if files_dir is not None:
             params["filesDir"] = files_dir
         progress = _progress(args, arguments)

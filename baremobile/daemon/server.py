@@ -41,7 +41,7 @@ from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub, tool_list
 from baremobile.daemon.sessions import Policy
 from baremobile.errors import BaremobileError, InvalidArgument
-from baremobile.tools.dispatch import error_data
+from baremobile.tools.dispatch import error_data, tool_verbs
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.progress import reporting
 
@@ -614,7 +614,7 @@ class DaemonServer:
             except Exception as exc:
                 conn.send(_failure(req.id, exc))
             return
-        work = Work(self.hub.pages, f"{req.method} {req.id!r}")
+        work = Work(f"{req.method} {req.id!r}")
         pending = self._register(conn, req, work)
         if pending is None:
             return
@@ -680,8 +680,22 @@ class DaemonServer:
             result = self.hub.call_tool(session, name, arguments, policy, pending.work)
         if result.get("ok"):
             return result
-        err = result.get("error", {})
+        err = dict(result.get("error", {}))
+        verbs = params.get("verbs")
+        if isinstance(verbs, dict) and isinstance(err.get("hint"), str):
+            err["hint"] = _reword(err["hint"], verbs, policy.prefix)
         raise _ToolFailed(err, result.get("tool", name))
+
+
+def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
+    """A tool error's hint in the client's words: the dispatcher names other verbs as tools
+    (``the snapshot tool``); a client that sent its vocabulary (the CLI: ``baremobile
+    snapshot``) gets them in its own."""
+    for key, phrase in tool_verbs(prefix).items():
+        mine = verbs.get(key)
+        if isinstance(mine, str) and phrase in hint:
+            hint = hint.replace(phrase, mine)
+    return hint
 
 
 def _progress_sender(pending: _Pending) -> Callable[[int, int | None], None]:
