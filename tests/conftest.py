@@ -63,12 +63,13 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, key_dir: Path) -> Non
 @pytest.fixture(autouse=True)
 def daemon_socket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Every test has a session daemon socket of its own (a short path: AF_UNIX allows ~107
-    bytes), with device discovery off and an idle timeout as a safety net; a daemon that
-    the test started is stopped afterwards, so none outlives its test."""
+    bytes) and an idle timeout as a safety net; a daemon that the test started is stopped
+    afterwards, so none outlives its test. (Its discovery finds only what the test
+    announces: no emulator port is probed, and no adb server answers.)"""
     directory = tempfile.mkdtemp(prefix="bmd", dir="/tmp")
     sock = os.path.join(directory, "d.sock")
     monkeypatch.setenv("BAREMOBILE_DAEMON_SOCKET", sock)
-    monkeypatch.setenv("BAREMOBILE_DAEMON_DISCOVER", "0")
+    monkeypatch.delenv("BAREMOBILE_DAEMON_DISCOVER", raising=False)
     monkeypatch.setenv("BAREMOBILE_DAEMON_IDLE_TIMEOUT", "120")
     monkeypatch.delenv("BAREMOBILE_SESSION", raising=False)
     monkeypatch.delenv("BAREMOBILE_DAEMON_DEVICES", raising=False)

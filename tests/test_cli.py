@@ -62,7 +62,7 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
 def test_a_screenshot_into_a_missing_folder_is_an_error_line(capsys, tmp_path):
     code, _, err = cli(capsys, "screenshot", "-d", "virtual", "-o",
                        str(tmp_path / "nonexistent" / "x.png"))
-    assert code == 1 and err.startswith("error [INVALID_ARGUMENT]:"), err
+    assert code == 2 and err.startswith("error [INVALID_ARGUMENT]:"), err  # its family's status
     assert "does not exist" in err and "Traceback" not in err
 
 
@@ -74,7 +74,7 @@ def test_a_missing_or_invalid_scenario_is_an_error_line(capsys, tmp_path):
                  ("virtual", "--scenario", str(tmp_path / "missing.yaml")),
                  ("virtual", "--scenario", str(bad))):
         code, _, err = cli(capsys, *args)
-        assert code == 1 and err.startswith("error [INVALID_ARGUMENT]:"), (args, err)
+        assert code == 2 and err.startswith("error [INVALID_ARGUMENT]:"), (args, err)
         assert "scenario" in err and "Traceback" not in err
 
 
@@ -153,5 +153,5 @@ def test_cli_hints_name_cli_commands(capsys):
     with VirtualPhone(port=free_port()) as a, VirtualPhone(port=free_port()) as b, \
             announce(a.host, a.port), announce(b.host, b.port):
         code, _, err = cli(capsys, "snapshot")
-    assert code == 1 and err.startswith("error [MULTIPLE_DEVICES_DEVICE_ID_REQUIRED]:"), err
+    assert code == 4 and err.startswith("error [MULTIPLE_DEVICES_DEVICE_ID_REQUIRED]:"), err
     assert "pick one: -d <serial>" in err and "connect(" not in err

@@ -58,8 +58,9 @@ def test_agent_loop_across_processes(phone: VirtualPhone, tmp_path: Path, daemon
     assert len(r.stderr.strip().splitlines()) == 1
     assert daemon_pid(daemon_socket) == pid  # one daemon served every command
     assert "released" in ok("close", cwd=tmp_path)
-    r = cli("snapshot", cwd=tmp_path)  # the session is gone, and with it its device
-    assert r.returncode == 4 and "SESSION_NOT_OPEN" in r.stderr
+    # the session is gone, and its refs with it: a new one (on the one free device) has none
+    r = cli("tap", str(field), cwd=tmp_path)
+    assert r.returncode == 3 and "no snapshot yet" in r.stderr, r.stderr
 
 
 def test_json_output_and_saved_files(phone: VirtualPhone, tmp_path: Path):

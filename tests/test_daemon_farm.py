@@ -59,7 +59,7 @@ def test_a_farm_of_adb_servers_joins_the_pool(real_adb: RealAdb, second_adb: Rea
         serial_a, serial_b = real_adb.connect(a), second_adb.connect(b)
         farm = [f"tcp:127.0.0.1:{real_adb.port}", f"tcp:127.0.0.1:{second_adb.port}"]
         ok("daemon", "start", "--adb-server", farm[0], "--adb-server", farm[1])
-        pool = json.loads(ok("devices", "--refresh", "--json", cwd=tmp_path))
+        pool = json.loads(ok("devices", "--json", cwd=tmp_path))
         names = {d["device"] for d in pool["devices"]}
         assert names == {f"adb:{serial_a}@127.0.0.1:{real_adb.port}",
                          f"adb:{serial_b}@127.0.0.1:{second_adb.port}"}

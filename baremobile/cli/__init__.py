@@ -34,17 +34,6 @@ __all__ = ["CLI_VERBS", "main"]
 
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def _cmd_virtual(args: argparse.Namespace) -> int:
     import threading
 
@@ -217,7 +206,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="action tools answer with the fresh snapshot (after --settle)")
     s.add_argument("--settle", type=float, default=None,
                    help="seconds to let the screen settle before observing (default 0.5)")
-    s.add_argument("--max-chars", type=_positive_int, default=None,
+    s.add_argument("--max-chars", type=session.positive_int, default=None,
                    help="default snapshot text budget (default 20000)")
     s.add_argument("--log-file", default=None, help="log here (and warnings to stderr), in a "
                    "file only you can read (0600); stdout only ever carries the protocol")

@@ -69,7 +69,17 @@ def exit_code(category: str) -> int:
 
 
 def save_next(kind: str, suffix: str, data: bytes, directory: str = OUT_DIR) -> str:
-    """Write ``data`` to ``<directory>/<kind>-<n><suffix>`` with the next free ``n``."""
+    """Write ``data`` to ``<directory>/<kind>-<n><suffix>`` with the next free ``n``
+    (an OS error — a read-only or full disk — is a typed error)."""
+    try:
+        return _save_next(kind, suffix, data, directory)
+    except OSError as exc:
+        from baremobile.localfiles import os_error
+
+        raise os_error(exc, f"{directory}/{kind}-N{suffix}") from None
+
+
+def _save_next(kind: str, suffix: str, data: bytes, directory: str) -> str:
     os.makedirs(directory, exist_ok=True)
     taken = 0
     prefix = f"{kind}-"
@@ -144,8 +154,9 @@ def print_result(result: Mapping[str, Any], *, as_json: bool, output: str | None
     if isinstance(image, Mapping) and isinstance(image.get("data"), str):
         png = base64.b64decode(image["data"])
         if output:
-            with open(output, "wb") as fh:
-                fh.write(png)
+            from baremobile.localfiles import write_atomically
+
+            write_atomically(output, png, overwrite=True, what=f"the screenshot {output!r}")
             saved["image"] = output
         else:
             saved["image"] = save_next("screenshot", ".png", png)

@@ -63,6 +63,17 @@ _SELECTOR_FIELDS = ("text", "text_contains", "desc", "desc_contains", "id", "rol
 # ---------------------------------------------------------------------------------------
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def add_common(p: argparse.ArgumentParser, *, top: bool) -> None:
     """``--session``, ``--json``, ``--no-daemon``, ``--timeout-ms``: accepted before the
     command (``top``) and after it (then only when given, so they never undo the first)."""
@@ -107,16 +118,18 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     s = verb("open", "give this session a device (a free one of the pool, or -d)")
     s = verb("close", "end this session: its device goes back to the pool", device=False)
     s = verb("session", "show this session: device, refs, settings", device=False)
-    s = verb("devices", "the daemon's device pool (or, with --no-daemon, discovery)",
+    s = verb("devices", "the daemon's device pool, re-discovered (--no-daemon: discovery)",
              device=False)
-    s.add_argument("--refresh", action="store_true", help="re-discover devices first")
+    s.add_argument("--cached", action="store_true",
+                   help="the pool as it stands, without re-discovering and re-checking")
     s = verb("tools", "list every tool (each is a command: dashes for underscores)",
              device=False)
     s = verb("call", "call any tool with JSON arguments: call logcat '{\"lines\": 50}'")
     s.add_argument("tool")
     s.add_argument("arguments", nargs="?", default="{}", help="a JSON object")
     s = verb("snapshot", "the screen as text with [ref=N] (saved to .baremobile/page-N.yml)")
-    s.add_argument("--max-chars", type=int, default=None, help="cut the text at about this")
+    s.add_argument("--max-chars", type=positive_int, default=None,
+                   help="cut the text at about this many characters")
     s = verb("tap", "tap an element: REF, a selector (--text OK), or --at X Y")
     s.add_argument("ref", nargs="?", type=int)
     s.add_argument("--at", nargs=2, type=float, metavar=("X", "Y"), help="screen point")
@@ -409,11 +422,14 @@ def _daemon_method(client: Any, args: argparse.Namespace, session: str) -> int:
         info = client.request("daemon/sessionInfo", {"sessionId": session})
         _show(info, as_json, "\n".join(f"{k}: {v}" for k, v in info.items()))
     else:  # devices
-        method = "daemon/refreshDevices" if args.refresh else "daemon/availableDevices"
+        method = "daemon/availableDevices" if args.cached else "daemon/refreshDevices"
         info = client.request(method, {}, timeout_ms=args.timeout_ms)
-        lines = [f"{d['device']:40} {d['state']:9} {d.get('session', '')}" +
-                 (f"  {d['error']['code']}: {d['error'].get('message', '')}"
-                  if d.get("error") else "") for d in info.get("devices", [])]
+        lines = [f"{d['device']:32} {d['state']:9} {d.get('kind', ''):9}"
+                 + (f" via {d['via']}" if d.get("via") else "")
+                 + (f"  model:{d['model']}" if d.get("model") else "")
+                 + (f"  session:{d['session']}" if d.get("session") else "")
+                 + (f"  {d['error']['code']}: {d['error'].get('message', '')}"
+                    if d.get("error") else "") for d in info.get("devices", [])]
         lines.append(f"{info.get('availableDevices', 0)} idle, "
                      f"{info.get('assignedDevices', 0)} assigned, "
                      f"{info.get('errorDevices', 0)} in error")

@@ -64,7 +64,8 @@ class SessionNotOpen(DeviceNotFound):
 
     code = "SESSION_NOT_OPEN"
     category = "DEVICE_UNAVAILABLE"
-    default_hint = "run 'baremobile open' (or 'baremobile open -d DEVICE') first, or pass -d"
+    default_hint = "open the session on a device first (baremobile open -d DEVICE; the " \
+                   "daemon/openSession method), or name the device in the call"
 
 
 class NoFreeDevice(DeviceNotFound):
@@ -73,7 +74,7 @@ class NoFreeDevice(DeviceNotFound):
     code = "NO_FREE_DEVICE"
     category = "DEVICE_UNAVAILABLE"
     default_hint = "close a session that is done (baremobile close --session NAME), or " \
-                   "connect another device and run 'baremobile devices --refresh'"
+                   "connect another device and run 'baremobile devices'"
 
 
 class DeviceAssigned(DeviceNotFound):

@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from baremobile.daemon.cancel import Work
-from baremobile.daemon.errors import SessionNotFound
+from baremobile.daemon.errors import SessionNotFound, SessionNotOpen
 from baremobile.daemon.pool import Pool, split_server_spec
 from baremobile.daemon.sessions import Policy, SessionState, SessionView, device_key
-from baremobile.errors import BaremobileError, Busy, InvalidArgument
+from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
 from baremobile.tools.dispatch import call, error_data
 from baremobile.tools.session import Session
 from baremobile.tools.spec import get, select
@@ -173,6 +173,21 @@ class Hub:
             raise
         self.pool.mark_ok(key, page.serial)
         return page
+
+    def adopt(self, state: SessionState) -> str:
+        """The device for a session that holds none and whose call names none: the pool's
+        only free device (claimed for it); else ``MULTIPLE_DEVICES…`` / ``SESSION_NOT_OPEN``."""
+        free = self.pool.candidates()
+        if not free:
+            self.refresh_devices()
+            free = self.pool.candidates()
+        if len(free) > 1:
+            raise MultipleDevices(free)
+        if not free:
+            raise SessionNotOpen(f"session {state.name!r} holds no device, and the pool has "
+                                 "none free")
+        self.attach(state, free[0], connect=False)
+        return free[0]
 
     def open_session(self, name: str, device: str | None = None,
                      server: tuple[str, int] | None = None) -> dict[str, Any]:

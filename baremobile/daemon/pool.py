@@ -158,7 +158,7 @@ class Pool:
             where = f" on the adb server {server[0]}:{server[1]}" if server else ""
             return NoFreeDevice(f"the pool has no devices{where}",
                                 hint="connect a device (or start an emulator), then run "
-                                     "'baremobile devices --refresh'; or name one: "
+                                     "'baremobile devices'; or name one: "
                                      "baremobile open -d HOST:PORT (or -d virtual)")
         held = [f"{d.spec} (session {d.session})" for d in devices if d.state == "assigned"]
         broken = [f"{d.spec} ({(d.error or {}).get('code', 'error')})" for d in devices
@@ -231,6 +231,11 @@ class Pool:
                 dev.error = None if state == "device" else {
                     "code": "DEVICE_UNAUTHORIZED" if state in ("unauthorized", "authorizing")
                     else "NO_DEVICES", "message": f"{spec} is {state}"}
+            # a device its source no longer lists is gone (unplugged, its emulator or virtual
+            # phone stopped); a session that held it finds out on its next call
+            for spec in [d.spec for d in self._devices.values() if d.spec not in listed
+                         and d.source in ("discovered", "server")]:
+                del self._devices[spec]
             # what no source vouched for: free devices, and any in error (held ones too,
             # so that a device that came back is usable again)
             unlisted = [d.spec for d in self._devices.values() if d.spec not in listed

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.daemon.errors import SessionNotOpen
 from baremobile.errors import BaremobileError
 from baremobile.tools.session import Options, Session
 from baremobile.tools.spec import GROUPS
@@ -80,8 +79,8 @@ class SessionView(Session):
         spec = self.spec(device)
         if spec is None or device_key(spec) == "auto":
             spec = self.options.device
-        if spec is None:
-            raise SessionNotOpen(f"session {self.state.name!r} holds no device")
+        if spec is None:  # a session's first call: the one free device, if there is one
+            spec = self.hub.adopt(self.state)
         key = self.check_allowed(spec)
         self.used = key
         return self.hub.attach(self.state, key)
