@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,18 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _adb import free_port  # noqa: E402
+
 from baremobile.virtual import VirtualPhone  # noqa: E402
 
 GOAL = 2.5
-
-
-def free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5586:
-            return port
 
 
 def cli_command() -> list[str]:

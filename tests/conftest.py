@@ -10,6 +10,7 @@ ports they probe.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -212,10 +213,9 @@ def adb_binary() -> str:
     return path
 
 
-@pytest.fixture
-def real_adb(adb_binary: str, tmp_path: Path) -> Iterator[RealAdb]:
-    """A private adb server (own HOME, own key, own port), killed afterwards."""
-    home = tmp_path / "adb-home"
+@contextlib.contextmanager
+def private_adb(adb_binary: str, home: Path) -> Iterator[RealAdb]:
+    """A private adb server (own HOME under ``home``, own key, own port), killed afterwards."""
     (home / ".android").mkdir(parents=True)
     adb = RealAdb(adb_binary, home, free_port())
     adb.ok("start-server")
@@ -223,3 +223,10 @@ def real_adb(adb_binary: str, tmp_path: Path) -> Iterator[RealAdb]:
         yield adb
     finally:
         adb.run("kill-server", timeout=15)
+
+
+@pytest.fixture
+def real_adb(adb_binary: str, tmp_path: Path) -> Iterator[RealAdb]:
+    """A private adb server (own HOME, own key, own port), killed afterwards."""
+    with private_adb(adb_binary, tmp_path / "adb-home") as adb:
+        yield adb

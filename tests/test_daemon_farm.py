@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from baremobile.virtual import VirtualPhone
-from tests.conftest import RealAdb, free_port
+from tests.conftest import RealAdb, free_port, private_adb
 from tests.daemon_helpers import cli, cli_env, ok
 
 pytestmark = pytest.mark.adb
@@ -20,14 +20,8 @@ pytestmark = pytest.mark.adb
 
 @pytest.fixture
 def second_adb(adb_binary: str, tmp_path: Path):
-    home = tmp_path / "adb-home-2"
-    (home / ".android").mkdir(parents=True)
-    adb = RealAdb(adb_binary, home, free_port())
-    adb.ok("start-server")
-    try:
+    with private_adb(adb_binary, tmp_path / "adb-home-2") as adb:
         yield adb
-    finally:
-        adb.run("kill-server", timeout=15)
 
 
 def test_adb_server_socket_and_adb_style_flags(real_adb: RealAdb, phone: VirtualPhone,

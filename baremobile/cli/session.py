@@ -217,6 +217,16 @@ def _ref_word(words: list[str], what: str) -> tuple[int | None, list[str]]:
     return None, words
 
 
+def _after_ref(args: argparse.Namespace, out: dict[str, Any], what: str, hint: str) -> str:
+    """The one word after an optional leading ref (``type 3 hello``, ``scroll 5 down``);
+    the ref (or the selector flags) go into ``out``."""
+    ref, rest = _ref_word(args.words, args.verb)
+    if len(rest) != 1:
+        raise InvalidArgument(f"{args.verb} takes [REF] {what}", hint=hint)
+    _target(args, out, ref=ref)
+    return rest[0]
+
+
 def _host_file(path: str) -> tuple[str, str]:
     """(directory, name) of a file of this computer: the one directory the daemon's host-file
     tools may use for this call is the file's own."""
@@ -238,22 +248,14 @@ def tool_request(args: argparse.Namespace) -> tuple[str, dict[str, Any], str | N
         if verb == "long-press" and args.ms is not None:
             a["ms"] = args.ms
     elif verb == "type":
-        ref, rest = _ref_word(args.words, "type")
-        if len(rest) != 1:
-            raise InvalidArgument("type takes [REF] TEXT: quote text with spaces",
-                                  hint='e.g. baremobile type 3 "hello world"')
-        _target(args, a, ref=ref)
-        a["text"] = rest[0]
+        a["text"] = _after_ref(args, a, "TEXT", 'e.g. baremobile type 3 "hello world" '
+                               "(quote text with spaces)")
         a.update({k: True for k in ("clear", "submit") if getattr(args, k)})
     elif verb == "press":
         a["key"] = int(args.key) if args.key.isdigit() else args.key
     elif verb == "scroll":
-        ref, rest = _ref_word(args.words, "scroll")
-        if len(rest) != 1:
-            raise InvalidArgument("scroll takes [REF] DIRECTION",
-                                  hint="e.g. baremobile scroll down, or baremobile scroll 5 down")
-        _target(args, a, ref=ref)
-        a["direction"] = rest[0]
+        a["direction"] = _after_ref(args, a, "DIRECTION",
+                                    "e.g. baremobile scroll down, or baremobile scroll 5 down")
         if args.amount is not None:
             a["amount"] = args.amount
     elif verb == "swipe":
