@@ -33,7 +33,6 @@ from baremobile.errors import (
     UnsupportedText,
 )
 from baremobile.keycodes import KEYCODES
-from baremobile.snapshot import dump_error
 from baremobile.transport.base import DUMP_TIMEOUT, ShellResult, Transport
 
 __all__ = [
@@ -67,7 +66,6 @@ _ACTION = re.compile(r"^[A-Za-z0-9_.]+\Z")
 _EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.:-]*\Z")  # never an option
 _LOG_TAG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[VDIWEFS])?\Z")  # never an option
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_XML_START = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:\?xml|hierarchy|displays)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -465,52 +463,26 @@ class Device:
     def dump_stream(
         self, *, timeout: float = DUMP_TIMEOUT, path: str | None = None
     ) -> Iterator[bytes]:
-        """Dump the UI hierarchy and yield the XML bytes as they arrive.
+        """Dump the UI hierarchy and yield what the device prints, as it arrives.
 
-        One ``exec:`` round trip: ``rm -f P; uiautomator dump P; cat P; rm -f P``. What
-        uiautomator prints before the XML is checked for its known failures
-        (:class:`~baremobile.errors.DeviceNotIdle`, :class:`NullRootNode`,
-        :class:`AutomationBusy`, other :class:`DumpFailed`).
+        One ``exec:`` round trip: ``rm -f P; uiautomator dump P; cat P; rm -f P``. The bytes
+        are uiautomator's status text, then the XML; feed them all to a
+        :class:`~baremobile.snapshot.StreamPruner`, which checks the status text for the
+        known failures (:class:`~baremobile.errors.DeviceNotIdle`, :class:`NullRootNode`,
+        :class:`AutomationBusy`, other :class:`DumpFailed`) exactly as
+        :func:`~baremobile.snapshot.from_xml` does for a dump held in memory.
         """
         # a file of its own per call: two clients of one device cannot remove each other's
         p = quote(path or f"{DUMP_PATH[:-4]}-{secrets.token_hex(4)}.xml")
         cmd = f"rm -f {p}; uiautomator dump {p}; cat {p}; rm -f {p}"
+        stream = self.transport.stream(cmd, timeout=timeout)
         try:
-            yield from self._xml_after_status(self.transport.stream(cmd, timeout=timeout))
+            with contextlib.closing(stream):  # type: ignore[type-var]
+                yield from stream
         except ServiceRefused as exc:
             raise DumpFailed(
                 f"the device would not run uiautomator: {exc.message}", device_output=exc.message
             ) from None
-
-    def _xml_after_status(self, stream: Iterator[bytes]) -> Iterator[bytes]:
-        """Pass the XML through; check what uiautomator printed before it."""
-        with contextlib.closing(stream):  # type: ignore[type-var]
-            head = bytearray()
-            for chunk in stream:
-                if head is None:
-                    yield chunk
-                    continue
-                head += chunk
-                m = _XML_START.search(head)
-                if m is None:
-                    if len(head) > 1 << 20:
-                        raise DumpFailed(
-                            "uiautomator printed 1 MiB without any XML",
-                            device_output=head[:500].decode("utf-8", "replace"),
-                        )
-                    continue
-                prefix = head[: m.start()].decode("utf-8", "replace")
-                err = dump_error(prefix)
-                if err is not None:
-                    raise err
-                rest = bytes(head[m.start() :])
-                head = None  # type: ignore[assignment]
-                yield rest
-            if head is not None:
-                said = head.decode("utf-8", "replace")
-                raise dump_error(said) or DumpFailed(
-                    "uiautomator dump produced no hierarchy", device_output=said.strip()
-                )
 
     def screencap(self, *, timeout: float | None = None) -> bytes:
         """A PNG of the screen (``exec:`` — binary-safe — with stderr discarded).

@@ -42,6 +42,7 @@ __all__ = [
     "NullRootNode",
     "AutomationBusy",
     "InvalidDump",
+    "DumpTooLarge",
     "RefNotFound",
     "RefCovered",
     "InvalidArgument",
@@ -283,6 +284,34 @@ class InvalidDump(DumpFailed):
     default_hint = (
         "take the snapshot again; if you passed the XML yourself, check it is a complete dump"
     )
+
+
+class DumpTooLarge(InvalidDump):
+    """The dump exceeds one of the pruner's input limits; :attr:`limit` names which.
+
+    ``limit`` is the keyword that sets it on :class:`~baremobile.snapshot.StreamPruner` and
+    :func:`~baremobile.snapshot.from_xml` (``max_bytes``, ``max_token_bytes``,
+    ``max_nesting``, ``max_elements`` or ``max_refs``) and ``value`` its value.
+    """
+
+    code = "DUMP_TOO_LARGE"
+    default_hint = (
+        "no real screen is this large, so the dump was refused; if it is real, read it with "
+        "StreamPruner/from_xml and a higher limit"
+    )
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: str,
+        value: int,
+        device_output: str = "",
+        hint: str | None = None,
+    ) -> None:
+        self.limit = limit
+        self.value = value
+        super().__init__(message, device_output=device_output, hint=hint)
 
 
 # --- acting --------------------------------------------------------------------------

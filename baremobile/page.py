@@ -321,9 +321,15 @@ class Page:
             return snap
 
     def _dump(self, limits: dict[str, int], timeout: float) -> Snapshot:
+        # the device's output as it arrives (status text, then the XML), through the one path
+        # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(**limits)
+        held: bytes | None = None
         for chunk in self.device.dump_stream(timeout=timeout):
-            pruner.feed(chunk)
+            if held is not None:
+                pruner.feed(held)
+            held = chunk
+        pruner.feed(held or b"", last=True)
         return pruner.close()
 
     def find(

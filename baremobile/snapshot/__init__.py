@@ -27,7 +27,9 @@ from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.roles import ROLES, role_for_class
 from baremobile.snapshot.stream import (
     DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_ELEMENTS,
     DEFAULT_MAX_NESTING,
+    DEFAULT_MAX_REFS,
     DEFAULT_MAX_TOKEN_BYTES,
     StreamPruner,
     from_xml,
@@ -36,7 +38,9 @@ from baremobile.snapshot.tree import Node
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_ELEMENTS",
     "DEFAULT_MAX_NESTING",
+    "DEFAULT_MAX_REFS",
     "DEFAULT_MAX_TOKEN_BYTES",
     "ROLES",
     "Node",

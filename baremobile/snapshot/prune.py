@@ -49,12 +49,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from baremobile.errors import InvalidDump
+from baremobile.errors import DumpTooLarge, InvalidDump
 from baremobile.snapshot import roles
 from baremobile.snapshot.refs import parse_bounds
 from baremobile.snapshot.tree import Node
 
-__all__ = ["ECHO_LABEL_MAX", "SCREEN", "PruneState", "WindowInfo"]
+__all__ = [
+    "DEFAULT_ELEMENTS",
+    "DEFAULT_NESTING",
+    "DEFAULT_REFS",
+    "ECHO_LABEL_MAX",
+    "SCREEN",
+    "PruneState",
+    "WindowInfo",
+]
+
+#: Deepest element nesting accepted (real dumps stay under 100).
+DEFAULT_NESTING = 512
+#: Most elements accepted: 100 times the largest dump of the real-dump corpus (504 nodes).
+#: Each element costs time, and each kept node memory, so this bounds both.
+DEFAULT_ELEMENTS = 50_000
+#: Most refs accepted: the corpus has at most 74 on one screen.
+DEFAULT_REFS = 10_000
 
 _BIG = 1 << 31
 #: What is known of the screen while streaming: its origin. Window roots are clipped to it;
@@ -223,7 +239,12 @@ class WindowInfo:
 class PruneState:
     """Builds the pruned tree and the ref table from element start/end events."""
 
-    def __init__(self, max_nesting: int = 512) -> None:
+    def __init__(
+        self,
+        max_nesting: int = DEFAULT_NESTING,
+        max_elements: int = DEFAULT_ELEMENTS,
+        max_refs: int = DEFAULT_REFS,
+    ) -> None:
         #: kept top-level nodes (one per window that kept anything), in document order
         self.roots: list[Node] = []
         #: ref → node carrying it
@@ -239,7 +260,18 @@ class PruneState:
         #: True once the document element has closed
         self.done = False
         self.max_nesting = max_nesting
+        self.max_elements = max_elements
+        self.max_refs = max_refs
         self.start, self.end = self._handlers()
+
+    def _too_large(self, limit: str) -> DumpTooLarge:
+        value = getattr(self, limit)
+        what = {
+            "max_nesting": f"nests deeper than {value} levels",
+            "max_elements": f"has more than {value} elements",
+            "max_refs": f"has more than {value} actionable nodes (refs)",
+        }[limit]
+        return DumpTooLarge(f"the dump {what} ({limit}); refused", limit=limit, value=value)
 
     def _handlers(
         self,
@@ -266,13 +298,18 @@ class PruneState:
         class_info = roles.class_info
         window_nodes = self.window_nodes
         nref = 0
+        max_refs = self.max_refs
+        budget = self.max_elements  # elements still accepted
         display: int | None = None  # the id of the <display> being read
         open_windows: list[dict[str, str]] = []  # attributes of the <window>s being read
 
         def other_start(name: str, a: dict[str, str]) -> None:
-            nonlocal display
+            nonlocal display, budget
+            budget -= 1
+            if budget < 0:
+                raise state._too_large("max_elements")
             if len(stack) > limit:
-                raise InvalidDump(f"the dump nests deeper than {state.max_nesting} levels; refused")
+                raise state._too_large("max_nesting")
             p = stack[-1]
             if state.root_tag is None:
                 if name not in ("hierarchy", "displays"):
@@ -328,12 +365,15 @@ class PruneState:
                 state.done = True
 
         def start(name: str, a: dict[str, str]) -> None:
-            nonlocal nref
+            nonlocal nref, budget
             if name != "node":
                 other_start(name, a)
                 return
+            budget -= 1
+            if budget < 0:
+                raise state._too_large("max_elements")
             if len(stack) > limit:
-                raise InvalidDump(f"the dump nests deeper than {state.max_nesting} levels; refused")
+                raise state._too_large("max_nesting")
             p = stack[-1]
             bs = a.get("bounds")
             b = bcache.get(bs)
@@ -398,6 +438,8 @@ class PruneState:
             ):
                 nref += 1
                 ref = nref
+                if nref > max_refs:
+                    raise state._too_large("max_refs")
             stack.append(
                 [
                     a,

@@ -37,15 +37,22 @@ import pyexpat
 import re
 from collections.abc import Iterator
 
-from baremobile.errors import DumpFailed, InvalidArgument, InvalidDump
-from baremobile.snapshot.dump_errors import dump_error
-from baremobile.snapshot.prune import PruneState
+from baremobile.errors import DumpFailed, DumpTooLarge, InvalidArgument, InvalidDump
+from baremobile.snapshot.dump_errors import MAX_STATUS_BYTES, StatusScan, dump_error
+from baremobile.snapshot.prune import (
+    DEFAULT_ELEMENTS,
+    DEFAULT_NESTING,
+    DEFAULT_REFS,
+    PruneState,
+)
 from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.screen import build_snapshot
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_ELEMENTS",
     "DEFAULT_MAX_NESTING",
+    "DEFAULT_MAX_REFS",
     "DEFAULT_MAX_TOKEN_BYTES",
     "StreamPruner",
     "from_xml",
@@ -56,13 +63,16 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 #: Largest run of bytes between two ``>`` (one tag with its attributes, or one text run).
 DEFAULT_MAX_TOKEN_BYTES = 4 * 1024 * 1024
 #: Deepest element nesting accepted (real dumps stay under 100).
-DEFAULT_MAX_NESTING = 512
+DEFAULT_MAX_NESTING = DEFAULT_NESTING
+#: Most elements accepted (the largest dump of the real-dump corpus has 504 nodes).
+DEFAULT_MAX_ELEMENTS = DEFAULT_ELEMENTS
+#: Most refs accepted (the corpus has at most 74 on one screen).
+DEFAULT_MAX_REFS = DEFAULT_REFS
 
 _BOM8 = b"\xef\xbb\xbf"
 _BOM16 = (b"\xff\xfe", b"\xfe\xff")
 _WS = b" \t\r\n"
 _WS16 = frozenset(" \t\r\n")
-_ERROR_TEXT_CAP = 64 * 1024
 _DECLARED = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["']""")
 _ERR = pyexpat.errors.codes
 _TRUNCATED = frozenset(
@@ -101,10 +111,13 @@ class StreamPruner:
 
     Keyword limits: ``max_chars``, ``max_depth``, ``max_nodes`` bound the rendered text (cut
     nodes are reported in :attr:`Snapshot.truncation`, refs are never renumbered);
-    ``max_bytes``, ``max_token_bytes``, ``max_nesting`` bound what input is accepted at all.
-    A UTF-8 BOM, a missing XML declaration and leading whitespace are fine. ``feed`` takes
-    bytes-like chunks, or ``str`` (encoded as UTF-8). A pruner that raised stays failed:
-    every later call raises the same error (an argument of the wrong type is refused with
+    ``max_bytes``, ``max_token_bytes``, ``max_nesting``, ``max_elements`` and ``max_refs``
+    bound what input is accepted at all (:class:`~baremobile.errors.DumpTooLarge` names the
+    one exceeded). A UTF-8 BOM, a missing XML declaration and leading whitespace are fine;
+    so is the text the dump command prints before the XML (``UI hierchary dumped to: …``),
+    which is checked for its known failures (:func:`dump_error`). ``feed`` takes bytes-like
+    chunks, or ``str`` (encoded as UTF-8). A pruner that raised stays failed: every later
+    call raises the same error (an argument of the wrong type is refused with
     :class:`InvalidArgument` before anything is read, and does not count).
     """
 
@@ -117,14 +130,16 @@ class StreamPruner:
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_token_bytes: int = DEFAULT_MAX_TOKEN_BYTES,
         max_nesting: int = DEFAULT_MAX_NESTING,
+        max_elements: int = DEFAULT_MAX_ELEMENTS,
+        max_refs: int = DEFAULT_MAX_REFS,
     ) -> None:
         self._limits = {"max_chars": max_chars, "max_depth": max_depth, "max_nodes": max_nodes}
         self._max_bytes = max_bytes
         self._max_token = max_token_bytes
-        self._state = PruneState(max_nesting)
+        self._state = PruneState(max_nesting, max_elements, max_refs)
         self._parser: pyexpat.XMLParserType | None = None
         self._head = b""  # bytes seen before the first '<' (BOM, whitespace)
-        self._error_text: bytearray | None = None  # device output that is not XML
+        self._status: StatusScan | None = None  # device text before the XML, being scanned
         self._excerpt = b""  # the first bytes of the dump, for error messages
         self._total = 0
         self._run = 0  # bytes since the last '>'
@@ -133,20 +148,26 @@ class StreamPruner:
         self._fed = 0  # bytes handed to expat
         self._held = 0  # bytes of an unfinished token expat holds from the last Parse
         self._finished = False  # document element closed: ignore what follows
+        self._last = False  # the caller said the last chunk has come
+        self._parsed_final = False  # expat was told the input ended
         self._failure: DumpFailed | None = None
         self._closed = False
 
     # -- feeding -------------------------------------------------------------------------
 
-    def feed(self, chunk: bytes | bytearray | memoryview | str) -> None:
+    def feed(self, chunk: bytes | bytearray | memoryview | str, *, last: bool = False) -> None:
         """Parse and prune the next piece of the dump (any size, any boundary).
 
         ``chunk`` is bytes-like, or a ``str`` (encoded as UTF-8, like :func:`from_xml`).
+        ``last=True`` says no more chunks follow (``close()`` is still needed): expat is
+        then told the input ends, which spares it a pass over the bytes to count lines.
         """
         if self._failure is not None:
             raise self._failure
         if self._closed:
             raise InvalidDump("feed() after close(): start a new StreamPruner")
+        if self._last:
+            raise InvalidDump("feed() after the last chunk: start a new StreamPruner")
         if not isinstance(chunk, bytes):
             if isinstance(chunk, str):
                 chunk = chunk.encode("utf-8", "surrogatepass")
@@ -156,23 +177,27 @@ class StreamPruner:
                 raise InvalidArgument(
                     f"feed() takes bytes (or str), not {type(chunk).__name__}"
                 ).with_traceback(None)
-        if not chunk or self._finished:
+        if self._finished or not (chunk or last):
             return
         with self._sticky_failure():
-            self._check_sizes(chunk)
+            self._last = last
+            if chunk:
+                self._check_sizes(chunk)
             if self._parser is not None:
                 self._push(chunk)
-            elif self._error_text is not None:
-                self._error_text += chunk[: _ERROR_TEXT_CAP - len(self._error_text)]
-            else:
+            elif self._status is not None:
+                self._scan(chunk)
+            elif chunk:
                 self._prelude(chunk)
 
     def _check_sizes(self, chunk: bytes) -> None:
         n = len(chunk)
         self._total += n
         if self._total > self._max_bytes:
-            raise InvalidDump(
-                f"the dump is larger than {self._max_bytes} bytes; refused",
+            raise DumpTooLarge(
+                f"the dump is larger than {self._max_bytes} bytes (max_bytes); refused",
+                limit="max_bytes",
+                value=self._max_bytes,
                 device_output=_excerpt(self._excerpt or chunk),
             )
         limit = self._max_token
@@ -197,8 +222,11 @@ class StreamPruner:
             raise self._too_long()
 
     def _too_long(self) -> InvalidDump:
-        return InvalidDump(
-            f"the dump has a single tag or text run longer than {self._max_token} bytes; refused",
+        return DumpTooLarge(
+            f"the dump has a single tag or text run longer than {self._max_token} bytes "
+            "(max_token_bytes); refused",
+            limit="max_token_bytes",
+            value=self._max_token,
             device_output=_excerpt(self._excerpt),
         )
 
@@ -219,8 +247,45 @@ class StreamPruner:
         self._head = b""
         if body[:1] == b"<":
             self._start_parser(body)
-        else:
-            self._error_text = bytearray(body[:_ERROR_TEXT_CAP])
+        else:  # text before the XML (the dump command's status line), or no dump at all
+            self._status = StatusScan()
+            self._scan(body)
+
+    def _scan(self, chunk: bytes) -> None:
+        """Status text: find where the XML starts; a known failure there raises at once."""
+        status = self._status
+        assert status is not None
+        rest = status.feed(chunk)
+        if rest is None:
+            if status.pending > MAX_STATUS_BYTES:
+                text = status.text.strip()
+                raise dump_error(text) or InvalidDump(
+                    f"not a uiautomator dump: {MAX_STATUS_BYTES} bytes of text and no "
+                    f"hierarchy; it starts with {text[:80]!r}",
+                    device_output=text,
+                )
+            if self._last:
+                self._status_only()
+            return
+        err = dump_error(status.text)
+        if err is not None:
+            raise err
+        self._status = None
+        self._prelude(rest)
+
+    def _status_only(self) -> None:
+        """The input ended in status text: the device's error, or no dump at all."""
+        status = self._status
+        assert status is not None
+        status.end()
+        text = status.text.strip()
+        err = dump_error(text)
+        if err is not None:
+            raise err
+        raise InvalidDump(
+            f"not a uiautomator dump: no hierarchy, only the text {text[:80]!r}",
+            device_output=text,
+        )
 
     def _prelude16(self, data: bytes) -> None:
         """UTF-16 with a BOM: skip leading whitespace; only a BOM and whitespace is empty."""
@@ -260,7 +325,9 @@ class StreamPruner:
         """
         self._pending.append(chunk)
         self._pending_len += len(chunk)
-        if self._pending_len >= self._held:
+        if self._last:
+            self._flush(True)
+        elif self._pending_len >= self._held:
             self._flush(False)
 
     def _flush(self, final: bool) -> None:
@@ -268,6 +335,7 @@ class StreamPruner:
         data = pending[0] if len(pending) == 1 else b"".join(pending)
         pending.clear()
         self._pending_len = 0
+        self._parsed_final = final
         self._parse(data, final)
         if not final and not self._finished:
             assert self._parser is not None
@@ -339,14 +407,8 @@ class StreamPruner:
         raise AssertionError("unreachable")  # pragma: no cover - for type checkers
 
     def _finish(self) -> Snapshot:
-        if self._error_text is not None:
-            text = bytes(self._error_text).decode("utf-8", "replace").strip()
-            err = dump_error(text)
-            if err is not None:
-                raise err
-            raise InvalidDump(
-                f"not a uiautomator dump: it starts with {text[:80]!r}", device_output=text
-            )
+        if self._status is not None:
+            self._status_only()
         if self._parser is None:
             if self._head and self._head not in _BOM16:  # a partial BOM, an odd byte
                 raise InvalidDump(
@@ -354,7 +416,7 @@ class StreamPruner:
                     device_output=_excerpt(self._head),
                 )
             raise InvalidDump("the dump is empty", device_output="")
-        if not self._finished:
+        if not (self._finished or self._parsed_final):
             self._flush(True)
         if not self._state.done:
             raise InvalidDump(
@@ -375,5 +437,5 @@ def from_xml(xml: bytes | str, **limits: int | None) -> Snapshot:
     BOM. ``limits`` are :class:`StreamPruner`'s keyword arguments.
     """
     pruner = StreamPruner(**limits)  # type: ignore[arg-type]
-    pruner.feed(xml)
+    pruner.feed(xml, last=True)
     return pruner.close()
