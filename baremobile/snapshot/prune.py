@@ -47,12 +47,13 @@ reasons for each rule.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from baremobile.errors import DumpTooLarge, InvalidDump
 from baremobile.snapshot import roles
 from baremobile.snapshot.refs import parse_bounds
-from baremobile.snapshot.tree import Node
+from baremobile.snapshot.tree import Node, attr_dict
 
 __all__ = [
     "DEFAULT_ELEMENTS",
@@ -90,6 +91,66 @@ ECHO_LABEL_MAX = 2048
 #     (for <display> and <displays>: the display id outside it)
 # An unknown element pushes its parent's frame again (the very same list), so it is
 # transparent: its children see their real parent and add to its kids.
+
+#: Attributes every node's start handler reads, and its end handler, in unpacking order.
+_START_FIELDS = (
+    "bounds",
+    "class",
+    "clickable",
+    "long-clickable",
+    "checkable",
+    "scrollable",
+    "password",
+)
+_END_FIELDS = (
+    "text",
+    "content-desc",
+    "checked",
+    "selected",
+    "focused",
+    "enabled",
+    "password",
+    "scrollable",
+)
+_Getter = Callable[[list[str]], tuple[Any, ...]]
+#: (start getter, end getter, index of ``visible-to-user`` or 0, pad with ``None``?)
+_Layout = tuple[_Getter, _Getter, int, bool]
+_LAYOUTS: dict[tuple[str, ...], _Layout] = {}
+_LAYOUTS_MAX = 256
+
+
+def _layout(names: list[str]) -> _Layout:
+    """How to read the attributes of nodes whose attribute names are ``names``, in order.
+
+    Expat hands a node's attributes as one list ``[name, value, name, value, ...]``
+    (``ordered_attributes``); uiautomator writes the same names in the same order on every
+    node, so one ``itemgetter`` per layout reads all a handler needs in one C call. A layout
+    that lacks one of the fields (not one uiautomator writes) is read from the list with a
+    ``None`` appended, which is what its missing fields then read (index -1).
+    """
+    key = tuple(names)
+    lay = _LAYOUTS.get(key)
+    if lay is None:
+        pos = {n: 2 * i + 1 for i, n in enumerate(key)}
+        pad = any(f not in pos for f in _START_FIELDS + _END_FIELDS)
+        lay = (
+            itemgetter(*(pos.get(f, -1) for f in _START_FIELDS)),
+            itemgetter(*(pos.get(f, -1) for f in _END_FIELDS)),
+            pos.get("visible-to-user", 0),
+            pad,
+        )
+        if len(_LAYOUTS) < _LAYOUTS_MAX:  # hostile dumps cannot grow it without bound
+            _LAYOUTS[key] = lay
+    return lay
+
+
+def _attr(a: list[str], name: str) -> str | None:
+    """The value of attribute ``name`` in an attribute list, or ``None``."""
+    for i in range(0, len(a) - 1, 2):
+        if a[i] == name:
+            return a[i + 1]
+    return None
+
 
 _STATES: dict[int, tuple[str, ...]] = {}
 
@@ -275,7 +336,7 @@ class PruneState:
 
     def _handlers(
         self,
-    ) -> tuple[Callable[[str, dict[str, str]], None], Callable[[str], None]]:
+    ) -> tuple[Callable[[str, list[str]], None], Callable[[str], None]]:
         # One closure pair on purpose: locals are the cheapest lookups on the hot path.
         state = self
         refs = self.refs
@@ -290,10 +351,12 @@ class PruneState:
             "#document",
             False,
             None,
+            None,
         ]
         stack: list[list[Any]] = [doc_frame]
         limit = self.max_nesting + 1
         bcache: dict[str | None, tuple[int, int, int, int]] = {}
+        zero = (0, 0, 0, 0)
         ccache = roles._CACHE
         class_info = roles.class_info
         window_nodes = self.window_nodes
@@ -302,14 +365,20 @@ class PruneState:
         budget = self.max_elements  # elements still accepted
         display: int | None = None  # the id of the <display> being read
         open_windows: list[dict[str, str]] = []  # attributes of the <window>s being read
+        names: list[str] | None = None  # the attribute names of the last node (its layout)
+        get_start: _Getter = itemgetter(0)
+        get_end: _Getter = itemgetter(0)
+        i_visible = 0
+        pad = False
 
-        def other_start(name: str, a: dict[str, str]) -> None:
+        def other_start(name: str, al: list[str]) -> None:
             nonlocal display, budget
             budget -= 1
             if budget < 0:
                 raise state._too_large("max_elements")
             if len(stack) > limit:
                 raise state._too_large("max_nesting")
+            a = attr_dict(al)
             p = stack[-1]
             if state.root_tag is None:
                 if name not in ("hierarchy", "displays"):
@@ -324,13 +393,13 @@ class PruneState:
                         state.rotation = int(a.get("rotation", "0"))
                     except ValueError:
                         state.rotation = 0
-                stack.append([None, None, 0, None, p[4], p[5], name, False, None])
+                stack.append([None, None, 0, None, p[4], p[5], name, False, None, None])
             elif name == "window":
                 win = _intersect(parse_bounds(a.get("bounds")), SCREEN) or p[5]
-                stack.append([None, win, 0, None, win, win, name, False, a])
+                stack.append([None, win, 0, None, win, win, name, False, a, None])
                 open_windows.append(a)
             elif name == "display" or name == "displays":
-                stack.append([None, None, 0, None, p[4], p[5], name, False, display])
+                stack.append([None, None, 0, None, p[4], p[5], name, False, display, None])
                 if name == "display":
                     display = _int(a.get("id"), 0)
             else:  # an element we do not know: transparent (its parent's frame again)
@@ -364,8 +433,40 @@ class PruneState:
             if len(stack) == 1:
                 state.done = True
 
-        def start(name: str, a: dict[str, str]) -> None:
-            nonlocal nref, budget
+        def window_root(a: list[str], b: Any, vis: Any, p: list[Any]) -> Any:
+            """A window's root node: record the window; returns the rect its nodes clip to."""
+            if state.root_tag is None:
+                raise InvalidDump(
+                    "not a uiautomator dump: the document element is <node>, "
+                    "expected <hierarchy> or <displays>"
+                )
+            ad = attr_dict(a)
+            wa = open_windows[-1] if open_windows else None
+            info = WindowInfo(
+                ad.get("package", ""),
+                b,
+                wa.get("type", "") if wa is not None else "",
+                wa.get("title", "") if wa is not None else "",
+                display=display if display is not None else _int(ad.get("display-id"), 0),
+                layer=_int(wa.get("layer"), None) if wa is not None else None,
+                index=len(windows),
+                windowed=wa is not None,
+            )
+            windows.append(info)
+            info.rect = vis
+            if wa is not None:
+                info.frame = _intersect(parse_bounds(wa.get("bounds")), SCREEN)
+            win = vis if vis is not None else p[5]
+            info.unbounded = win is SCREEN
+            if p[3] is None:
+                p[3] = []
+            info.kids = p[3]
+            info.kid_start = len(p[3])
+            info.ref_start = nref + 1
+            return win
+
+        def start(name: str, a: list[str]) -> None:
+            nonlocal nref, budget, names, get_start, get_end, i_visible, pad
             if name != "node":
                 other_start(name, a)
                 return
@@ -374,11 +475,23 @@ class PruneState:
                 raise state._too_large("max_elements")
             if len(stack) > limit:
                 raise state._too_large("max_nesting")
+            if a[::2] != names:
+                names = a[::2]
+                get_start, get_end, i_visible, pad = _layout(names)
+            if pad:
+                a.append(None)  # what the layout's missing fields read
+            bs, cls, clickable, long_clickable, checkable, scrollable, password = get_start(a)
             p = stack[-1]
-            bs = a.get("bounds")
             b = bcache.get(bs)
             if b is None:
-                b = parse_bounds(bs)
+                # parse_bounds, inline: "[x1,y1][x2,y2]", else (0, 0, 0, 0)
+                b = zero
+                if bs and bs[0] == "[" and bs[-1] == "]":
+                    try:
+                        x1, y1, x2, y2 = bs[1:-1].replace("][", ",").split(",")
+                        b = (int(x1), int(y1), int(x2), int(y2))
+                    except ValueError:
+                        pass
                 if len(bcache) < 65536:
                     bcache[bs] = b
             x1, y1, x2, y2 = b
@@ -390,56 +503,26 @@ class PruneState:
                 vis = _intersect(b, clip)
                 if vis is None:
                     vis = _intersect(b, p[5])
-            cls = a.get("class") or ""
             ci = ccache.get(cls)
             if ci is None:
-                ci = class_info(cls)
-            if p[0] is None:
-                # the root node of a window
-                if state.root_tag is None:
-                    raise InvalidDump(
-                        "not a uiautomator dump: the document element is <node>, "
-                        "expected <hierarchy> or <displays>"
-                    )
-                wa = open_windows[-1] if open_windows else None
-                info = WindowInfo(
-                    a.get("package", ""),
-                    b,
-                    wa.get("type", "") if wa is not None else "",
-                    wa.get("title", "") if wa is not None else "",
-                    display=display if display is not None else _int(a.get("display-id"), 0),
-                    layer=_int(wa.get("layer"), None) if wa is not None else None,
-                    index=len(windows),
-                    windowed=wa is not None,
-                )
-                windows.append(info)
-                info.rect = vis
-                if wa is not None:
-                    info.frame = _intersect(parse_bounds(wa.get("bounds")), SCREEN)
-                win = vis if vis is not None else p[5]
-                info.unbounded = win is SCREEN
-                if p[3] is None:
-                    p[3] = []
-                info.kids = p[3]
-                info.kid_start = len(p[3])
-                info.ref_start = nref + 1
-            else:
-                win = p[5]
-            if vis is not None and a.get("visible-to-user") == "false":
-                vis = None
+                ci = class_info(cls or "")
+            win = p[5] if p[0] is not None else window_root(a, b, vis, p)
             ref = 0
-            if vis is not None and (
-                a.get("clickable") == "true"
-                or a.get("long-clickable") == "true"
-                or a.get("checkable") == "true"
-                or a.get("scrollable") == "true"
-                or ci.editable
-                or a.get("password") == "true"
-            ):
-                nref += 1
-                ref = nref
-                if nref > max_refs:
-                    raise state._too_large("max_refs")
+            if vis is not None:
+                if i_visible and a[i_visible] == "false":
+                    vis = None
+                elif (
+                    clickable == "true"
+                    or long_clickable == "true"
+                    or checkable == "true"
+                    or scrollable == "true"
+                    or ci.editable
+                    or password == "true"
+                ):
+                    nref += 1
+                    ref = nref
+                    if nref > max_refs:
+                        raise state._too_large("max_refs")
             stack.append(
                 [
                     a,
@@ -451,6 +534,7 @@ class PruneState:
                     ci,
                     p[7] or p[2] != 0,
                     None,
+                    get_end,
                 ]
             )
 
@@ -458,8 +542,9 @@ class PruneState:
             if name != "node":
                 other_end(name)
                 return
-            a, vis, ref, kids, _, _, ci, inref, hidden = stack.pop()
+            a, vis, ref, kids, _, _, ci, inref, hidden, fields = stack.pop()
             pf = stack[-1]
+            text, desc, checked, selected, focused, enabled, password, scrollable = fields(a)
             if vis is None:
                 # zero-area, off screen or invisible: the node goes, its visible children stay
                 if kids:
@@ -471,37 +556,35 @@ class PruneState:
                 # ... and its label may still name the ref it sits in (a tab whose title
                 # view is collapsed to [0,0][0,0])
                 if inref and pf[8] is None:
-                    for label in (a.get("text"), a.get("content-desc"), hidden):
+                    for label in (text, desc, hidden):
                         if label and not label.isspace():
                             pf[8] = label
                             break
                 return
-            text = a.get("text") or ""
-            if text and text.isspace():
+            if not text or text.isspace():
                 text = ""
-            desc = a.get("content-desc") or ""
-            if desc and desc.isspace():
+            if not desc or desc.isspace():
                 desc = ""
             mask = 0
-            if a.get("checked") == "true":
+            if checked == "true":
                 mask = 1
-            if a.get("selected") == "true":
+            if selected == "true":
                 mask |= 2
-            if a.get("focused") == "true":
+            if focused == "true":
                 mask |= 4
             if hidden and not ref and inref and pf[8] is None:
                 pf[8] = hidden  # hidden labels travel up to the ref they sit in
             if ref:
                 if hidden and not text and not desc:
                     desc = hidden  # a ref without a label of its own, named by a hidden child
-                if a.get("enabled") == "false":
+                if enabled == "false":
                     mask |= 8
-                if a.get("password") == "true":
+                if password == "true":
                     mask |= 16
-                if a.get("scrollable") == "true" and not ci.scroller:
+                if scrollable == "true" and not ci.scroller:
                     mask |= 32
                 if ci.editable or mask & 16:
-                    hint = a.get("hint")
+                    hint = _attr(a, "hint")
                     if hint and not hint.isspace():
                         if text == hint:
                             text = ""
@@ -560,7 +643,7 @@ class PruneState:
                         desc = k.desc
                     kids = None
             st = _states(mask) if mask else ()
-            node = Node(ci.role, ref or None, text, desc, st, kids, a, vis)
+            node = Node(ci.role, ref or None, text, desc, st, kids, a, vis)  # type: ignore[arg-type]
             if ref:
                 refs[ref] = node
             pk = pf[3]

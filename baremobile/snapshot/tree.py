@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Node", "STATE_ORDER"]
+__all__ = ["Node", "STATE_ORDER", "attr_dict"]
 
 #: The states a snapshot prints, in the order it prints them. ``Window`` lines of a display
 #: other than the default one also carry ``display=N`` (after these).
@@ -24,6 +24,12 @@ STATE_ORDER: tuple[str, ...] = (
     "scrollable",
     "covered",
 )
+
+
+def attr_dict(a: list[str]) -> dict[str, str]:
+    """``{name: value}`` of expat's flat ``[name, value, ...]`` list (a trailing ``None`` that
+    the pruner may append is ignored)."""
+    return dict(zip(a[0 : len(a) & ~1 : 2], a[1::2], strict=True))
 
 
 class Node:
@@ -41,7 +47,7 @@ class Node:
         "desc",
         "states",
         "children",
-        "attrs",
+        "_attrs",
         "vis",
         "tap",
         "display",
@@ -55,7 +61,7 @@ class Node:
         desc: str = "",
         states: tuple[str, ...] = (),
         children: list[Node] | None = None,
-        attrs: dict[str, str] | None = None,
+        attrs: dict[str, str] | list[str] | None = None,
         vis: tuple[int, int, int, int] | None = None,
     ) -> None:
         self.role = role
@@ -64,8 +70,9 @@ class Node:
         self.desc = desc
         self.states = states
         self.children: list[Node] = children if children is not None else []
-        #: the dump's attributes of this node (``None`` for nodes parsed from text)
-        self.attrs = attrs
+        # the dump's attributes: a dict, or expat's flat [name, value, ...] list, which
+        # becomes a dict when first read (most nodes' attributes are never read)
+        self._attrs = attrs
         #: visible bounds (own bounds clipped to parent, window and screen), or ``None``
         self.vis = vis
         #: the tap point when it is not the middle of :attr:`vis` (a window on top covers that)
@@ -74,6 +81,19 @@ class Node:
         self.display = 0
 
     # -- dump attributes -----------------------------------------------------------------
+
+    @property
+    def attrs(self) -> dict[str, str] | None:
+        """The dump's attributes of this node (``None`` for nodes parsed from text)."""
+        a = self._attrs
+        if a is None or type(a) is dict:
+            return a
+        d = self._attrs = attr_dict(a)
+        return d
+
+    @attrs.setter
+    def attrs(self, value: dict[str, str] | None) -> None:
+        self._attrs = value
 
     def _attr(self, name: str) -> str:
         a = self.attrs
