@@ -337,9 +337,7 @@ def main() -> int:
     print("-" * len(hdr))
 
     def timing(label: str, key: str) -> str:
-        return (
-            f"{label:<30}{total[key]:>9.1f}{med[key]:>10.3f}{mb / (total[key] / 1000):>7.1f}"
-        )
+        return f"{label:<30}{total[key]:>9.1f}{med[key]:>10.3f}{mb / (total[key] / 1000):>7.1f}"
 
     labels = {"stream": "(a) from_xml (this)", "dom": "(b) full-DOM baseline"}
     for k in ("stream", "dom"):

@@ -85,19 +85,18 @@ def test_endless_status_text_is_refused_after_a_mebibyte():
     assert len(info.value.device_output) <= 64 * 1024
 
 
-_OUTPUTS = st.sampled_from(
-    [
-        STATUS + SAMPLE,
-        STATUS + utf16(SAMPLE),
-        b"\xef\xbb\xbf" + SAMPLE + b"\n" + STATUS,
-        b"ERROR: could not get idle state.\n",
-        b"ERROR: null root node returned by UiTestAutomationBridge.\n" + STATUS,
-        STATUS + b"cat: x: No such file or directory\n",
-        STATUS + b"<hierarchy><node bounds=",
-        STATUS + b"\xff\xfe<\x00",
-        b"Killed\n" + SAMPLE,
-    ]
-)
+_OUTPUT_LIST = [
+    STATUS + SAMPLE,
+    STATUS + utf16(SAMPLE),
+    b"\xef\xbb\xbf" + SAMPLE + b"\n" + STATUS,
+    b"ERROR: could not get idle state.\n",
+    b"ERROR: null root node returned by UiTestAutomationBridge.\n" + STATUS,
+    STATUS + b"cat: x: No such file or directory\n",
+    STATUS + b"<hierarchy><node bounds=",
+    STATUS + b"\xff\xfe<\x00",
+    b"Killed\n" + SAMPLE,
+]
+_OUTPUTS = st.sampled_from(_OUTPUT_LIST)
 
 
 def _outcome(run: object) -> tuple[str, str]:
@@ -121,6 +120,22 @@ def test_any_chunking_gives_what_from_xml_gives(data, cuts):
         return pruner.close()
 
     assert _outcome(fed) == _outcome(lambda: from_xml(data))
+
+
+def test_every_split_point_of_device_output_gives_what_from_xml_gives():
+    """Deterministic twin of the property above: every single cut (inside a status line,
+    a marker such as ``<hierarchy``, a BOM, a UTF-8 sequence)."""
+    for data in _OUTPUT_LIST:
+        expected = _outcome(lambda d=data: from_xml(d))
+        for cut in range(len(data) + 1):
+
+            def fed(d: bytes = data, c: int = cut) -> object:
+                pruner = StreamPruner()
+                pruner.feed(d[:c])
+                pruner.feed(d[c:], last=True)
+                return pruner.close()
+
+            assert _outcome(fed) == expected, (data[:80], cut)
 
 
 @pytest.fixture
@@ -200,8 +215,11 @@ LABEL = b'<node text="x" bounds="[0,0][9,9]"/>'
         (_flat(11, LABEL), {"max_elements": 11}, "max_elements"),  # <hierarchy> counts too
         (_flat(1, b"<node>" * 9 + b"</node>" * 9), {"max_nesting": 8}, "max_nesting"),
         (_flat(100, LABEL), {"max_bytes": 1000}, "max_bytes"),
-        (_flat(1, b'<node text="' + b"x" * 2000 + b'"/>'), {"max_token_bytes": 1000},
-         "max_token_bytes"),
+        (
+            _flat(1, b'<node text="' + b"x" * 2000 + b'"/>'),
+            {"max_token_bytes": 1000},
+            "max_token_bytes",
+        ),
     ],
 )
 def test_each_limit_raises_dump_too_large_naming_it(data, limits, limit):

@@ -22,8 +22,9 @@ MAX_STATUS_BYTES = 1 << 20
 STATUS_KEEP = 64 * 1024
 # Where a dump starts after status text: an XML declaration or a dump's document element, or
 # a UTF-16 byte-order mark (0xFE and 0xFF never occur in UTF-8 text, so a BOM is unambiguous).
-_XML_START = re.compile(rb"\xff\xfe|\xfe\xff|<(?:\?xml|hierarchy|displays)")
-_OVERLAP = len(b"<displays") - 1  # a marker cut by a chunk boundary
+_MARKERS = (b"\xff\xfe", b"\xfe\xff", b"<?xml", b"<hierarchy", b"<displays")
+_XML_START = re.compile(b"|".join(re.escape(m) for m in _MARKERS))
+_OVERLAP = max(map(len, _MARKERS)) - 1  # the start of a marker cut by a chunk boundary
 
 
 class StatusScan:
@@ -73,6 +74,7 @@ class StatusScan:
     def text(self) -> str:
         """The status text seen so far (its first :data:`STATUS_KEEP` bytes), decoded."""
         return bytes(self._kept).decode("utf-8", "replace")
+
 
 _BOM = "\ufeff"
 

@@ -92,6 +92,7 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "NULL_ROOT_NODE": ("DUMP_FAILED", "no window to read (screen off, locked, secure)"),
     "AUTOMATION_BUSY": ("DUMP_FAILED", "another automation tool holds UiAutomation"),
     "INVALID_DUMP": ("DUMP_FAILED", "the screen dump was malformed"),
+    "DUMP_TOO_LARGE": ("DUMP_FAILED", "the screen dump exceeds an element, ref or size limit"),
     "MISSING_DEPENDENCY": ("MISSING_DEPENDENCY", "an optional package is not installed"),
     "LOCAL_IO_ERROR": ("LOCAL_IO_ERROR", "a file of this computer could not be written or "
                                          "read (full disk, read-only file system)"),
