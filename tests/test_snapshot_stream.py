@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -511,3 +512,38 @@ def test_long_tokens_any_chunking_same_snapshot(step, cuts):
     for i in range(0, len(data), step):
         pruner.feed(data[i : i + step])
     assert pruner.close().text == whole.text
+
+
+# --- attribute layouts ------------------------------------------------------------------------
+
+_ATTR = re.compile(r'\s([\w-]+)="([^"]*)"')
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_dumps, st.randoms(use_true_random=False))
+def test_any_attribute_order_or_omitted_defaults_give_the_same_snapshot(data, rnd):
+    """The pruner reads attributes through one getter per layout (the order of names): a dump
+    whose nodes each have another order, lack attributes whose value means the default, or
+    carry extra ones (``NAF``) reads exactly as the uniform dump does."""
+
+    def shuffle(m: re.Match[str]) -> str:
+        attrs = _ATTR.findall(m.group(1))
+        kept = [
+            (k, v)
+            for k, v in attrs
+            if v != ("true" if k == "enabled" else "false") and v != "" or rnd.random() < 0.5
+        ]
+        if rnd.random() < 0.3:
+            kept.append(("NAF", "true"))
+        rnd.shuffle(kept)
+        return "<node " + " ".join(f'{k}="{v}"' for k, v in kept) + m.group(2)
+
+    varied = re.sub(r"<node\s([^>]*?)\s*(/?>)", shuffle, data.decode()).encode()
+    a, b = from_xml(data), from_xml(varied)
+    assert b.text == a.text
+    assert [b.refs[r].center for r in b.refs] == [a.refs[r].center for r in a.refs]
+    for na, nb in zip(a.nodes(), b.nodes(), strict=True):  # attrs: what each tag says
+        assert nb.attrs is not None and na.attrs is not None
+        assert {k: v for k, v in nb.attrs.items() if k != "NAF"}.items() <= na.attrs.items()
+    for r in a.refs:
+        assert b.refs[r] == a.refs[r]

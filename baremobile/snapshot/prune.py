@@ -52,8 +52,9 @@ from typing import Any
 
 from baremobile.errors import DumpTooLarge, InvalidDump
 from baremobile.snapshot import roles
+from baremobile.snapshot.layout import Getter, attr, attr_dict, layout
 from baremobile.snapshot.refs import parse_bounds
-from baremobile.snapshot.tree import Node, attr_dict
+from baremobile.snapshot.tree import Node
 
 __all__ = [
     "DEFAULT_ELEMENTS",
@@ -91,66 +92,6 @@ ECHO_LABEL_MAX = 2048
 #     (for <display> and <displays>: the display id outside it)
 # An unknown element pushes its parent's frame again (the very same list), so it is
 # transparent: its children see their real parent and add to its kids.
-
-#: Attributes every node's start handler reads, and its end handler, in unpacking order.
-_START_FIELDS = (
-    "bounds",
-    "class",
-    "clickable",
-    "long-clickable",
-    "checkable",
-    "scrollable",
-    "password",
-)
-_END_FIELDS = (
-    "text",
-    "content-desc",
-    "checked",
-    "selected",
-    "focused",
-    "enabled",
-    "password",
-    "scrollable",
-)
-_Getter = Callable[[list[str]], tuple[Any, ...]]
-#: (start getter, end getter, index of ``visible-to-user`` or 0, pad with ``None``?)
-_Layout = tuple[_Getter, _Getter, int, bool]
-_LAYOUTS: dict[tuple[str, ...], _Layout] = {}
-_LAYOUTS_MAX = 256
-
-
-def _layout(names: list[str]) -> _Layout:
-    """How to read the attributes of nodes whose attribute names are ``names``, in order.
-
-    Expat hands a node's attributes as one list ``[name, value, name, value, ...]``
-    (``ordered_attributes``); uiautomator writes the same names in the same order on every
-    node, so one ``itemgetter`` per layout reads all a handler needs in one C call. A layout
-    that lacks one of the fields (not one uiautomator writes) is read from the list with a
-    ``None`` appended, which is what its missing fields then read (index -1).
-    """
-    key = tuple(names)
-    lay = _LAYOUTS.get(key)
-    if lay is None:
-        pos = {n: 2 * i + 1 for i, n in enumerate(key)}
-        pad = any(f not in pos for f in _START_FIELDS + _END_FIELDS)
-        lay = (
-            itemgetter(*(pos.get(f, -1) for f in _START_FIELDS)),
-            itemgetter(*(pos.get(f, -1) for f in _END_FIELDS)),
-            pos.get("visible-to-user", 0),
-            pad,
-        )
-        if len(_LAYOUTS) < _LAYOUTS_MAX:  # hostile dumps cannot grow it without bound
-            _LAYOUTS[key] = lay
-    return lay
-
-
-def _attr(a: list[str], name: str) -> str | None:
-    """The value of attribute ``name`` in an attribute list, or ``None``."""
-    for i in range(0, len(a) - 1, 2):
-        if a[i] == name:
-            return a[i + 1]
-    return None
-
 
 _STATES: dict[int, tuple[str, ...]] = {}
 
@@ -366,8 +307,8 @@ class PruneState:
         display: int | None = None  # the id of the <display> being read
         open_windows: list[dict[str, str]] = []  # attributes of the <window>s being read
         names: list[str] | None = None  # the attribute names of the last node (its layout)
-        get_start: _Getter = itemgetter(0)
-        get_end: _Getter = itemgetter(0)
+        get_start: Getter = itemgetter(0)
+        get_end: Getter = itemgetter(0)
         i_visible = 0
         pad = False
 
@@ -477,7 +418,7 @@ class PruneState:
                 raise state._too_large("max_nesting")
             if a[::2] != names:
                 names = a[::2]
-                get_start, get_end, i_visible, pad = _layout(names)
+                get_start, get_end, i_visible, pad = layout(names)
             if pad:
                 a.append(None)  # what the layout's missing fields read
             bs, cls, clickable, long_clickable, checkable, scrollable, password = get_start(a)
@@ -584,7 +525,7 @@ class PruneState:
                 if scrollable == "true" and not ci.scroller:
                     mask |= 32
                 if ci.editable or mask & 16:
-                    hint = _attr(a, "hint")
+                    hint = attr(a, "hint")
                     if hint and not hint.isspace():
                         if text == hint:
                             text = ""

@@ -23,11 +23,18 @@ object per element on top of our callbacks.
   while expat still holds an unfinished token at least as long as what is pending: each
   byte is then scanned O(1) times in all, whatever the chunking;
 * ``max_nesting`` bounds the element depth; nothing here recurses, so deep input can never
-  raise :class:`RecursionError`.
+  raise :class:`RecursionError`; ``max_elements`` and ``max_refs`` bound the work and the
+  memory a dump may cost whatever its size (each kept node holds its attributes);
+* text before the XML (what ``uiautomator dump`` prints, then ``cat`` of its file) is read
+  past in one pass over any chunking (:class:`~baremobile.snapshot.dump_errors.StatusScan`),
+  and a failure it names raises its typed error: the Page feeds the device's output
+  untouched, so it and :func:`from_xml` take one path;
+* ``feed(chunk, last=True)`` lets expat know the input ends: expat 2.5 otherwise re-walks
+  every byte of a non-final ``Parse`` to count lines.
 
-Every failure is an :class:`~baremobile.errors.InvalidDump` (or, for device output such as
-``ERROR: could not get idle state``, the matching :class:`~baremobile.errors.DumpFailed`),
-never a raw ``ExpatError``.
+Every failure is an :class:`~baremobile.errors.InvalidDump` (:class:`DumpTooLarge` for a
+limit; for device output such as ``ERROR: could not get idle state``, the matching
+:class:`~baremobile.errors.DumpFailed`), never a raw ``ExpatError``.
 """
 
 from __future__ import annotations

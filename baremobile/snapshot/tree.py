@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Node", "STATE_ORDER", "attr_dict"]
+from baremobile.snapshot.layout import attr_dict
+
+__all__ = ["Node", "STATE_ORDER"]
 
 #: The states a snapshot prints, in the order it prints them. ``Window`` lines of a display
 #: other than the default one also carry ``display=N`` (after these).
@@ -24,12 +26,6 @@ STATE_ORDER: tuple[str, ...] = (
     "scrollable",
     "covered",
 )
-
-
-def attr_dict(a: list[str]) -> dict[str, str]:
-    """``{name: value}`` of expat's flat ``[name, value, ...]`` list (a trailing ``None`` that
-    the pruner may append is ignored)."""
-    return dict(zip(a[0 : len(a) & ~1 : 2], a[1::2], strict=True))
 
 
 class Node:
