@@ -296,8 +296,8 @@ class DumpTooLarge(InvalidDump):
 
     code = "DUMP_TOO_LARGE"
     default_hint = (
-        "no real screen is this large, so the dump was refused; if it is real, go to a "
-        "smaller view (in Python, from_xml and StreamPruner take a higher limit)"
+        "no real screen is this large, so the dump was refused; if this one is real, go to "
+        "a smaller view ({back}) and snapshot again"
     )
 
     def __init__(
