@@ -66,6 +66,7 @@ LAYERS: list[list[str]] = [
     v("screens"),  # its facade: ScreenModel, AppInfo
     v("screens.screen_model"),
     v("screens.touch"),
+    v("screens.gestures"),
     v("screens.keys"),
     v("screens.reactions"),
     v("screens.render", "screens.paint"),
@@ -87,7 +88,8 @@ LAYERS: list[list[str]] = [
     v("commands"),
     v("commands.system"),
     v("commands.activity", "commands.files", "commands.input", "commands.package",
-      "commands.text", "commands.ui"),
+      "commands.text", "commands.ui", "commands.evdev", "commands.dumpsys",
+      "commands.logcat"),
     v("commands.toybox", "commands.intents"),
     v("commands.registry", "commands.binder"),
     v("shell"),  # the language's front: syntax, lexer, parser, process interface
@@ -95,7 +97,7 @@ LAYERS: list[list[str]] = [
     v("shell.parser"),
     v("shell.lexer"),
     v("shell.process", "shell.escapes", "shell.syntax"),
-    v("fs", "events", "uixml", "png"),
+    v("fs", "events", "uixml", "png", "inputdev", "apk", "identity"),
 ]
 
 

@@ -43,6 +43,8 @@ _DEFAULT_DIRS = (
     "/dev",
 )
 
+#: Directories the ``shell`` user may enter but not list (``drwxrwx--x system system``).
+_UNLISTABLE = ("/data", "/data/app", "/data/data")
 #: Trees the ``shell`` user may write under; everything else answers EACCES or EROFS.
 _WRITABLE = ("/data/local/tmp", "/storage/emulated/0")
 _READ_ONLY = ("/system", "/vendor", "/product")
@@ -125,6 +127,8 @@ class FileSystem:
                 raise _oserror(errno.ENOENT, path)
             if not e.is_dir:
                 raise _oserror(errno.ENOTDIR, path)
+            if p in _UNLISTABLE or (p.startswith("/data/app/") and p.count("/") == 3):
+                raise _oserror(errno.EACCES, path)
             prefix = p.rstrip("/") + "/"
             out = []
             for name, entry in self._entries.items():
@@ -226,6 +230,33 @@ class FileSystem:
                 for name in [n for n in self._entries if n.startswith(prefix)]:
                     del self._entries[name]
             del self._entries[p]
+
+    def install(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
+        """Put a file where the system (not the shell user) writes it — the package
+        manager's APKs under ``/system`` or ``/data/app`` — creating its directories."""
+        p = self.normalize(path)
+        with self._lock:
+            parts: list[str] = []
+            cur = posixpath.dirname(p)
+            while cur not in self._entries:
+                parts.append(cur)
+                cur = posixpath.dirname(cur)
+            for d in reversed(parts):
+                self._entries[d] = Entry(stat.S_IFDIR | 0o755, self._now())
+            self._entries[p] = Entry(stat.S_IFREG | (mode & 0o7777), self._now(),
+                                     bytearray(data))
+
+    def uninstall(self, path: str) -> None:
+        """Remove a system-written file and the directories it leaves empty (``pm
+        uninstall`` deleting ``/data/app/~~…/pkg-…/``)."""
+        p = self.normalize(path)
+        with self._lock:
+            self._entries.pop(p, None)
+            cur = posixpath.dirname(p)
+            while cur.startswith("/data/app/") and not any(
+                    n.startswith(cur + "/") for n in self._entries):
+                self._entries.pop(cur, None)
+                cur = posixpath.dirname(cur)
 
     def files(self) -> Iterable[str]:
         """Every path in the tree (for debugging and tests)."""

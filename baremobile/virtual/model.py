@@ -15,7 +15,6 @@ an event log (:mod:`~baremobile.virtual.events`).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import threading
@@ -26,6 +25,8 @@ from typing import Any, Protocol
 
 from baremobile.virtual.events import EventLog
 from baremobile.virtual.fs import FileSystem
+from baremobile.virtual.identity import default_props, default_settings
+from baremobile.virtual.inputdev import InputDevice, MultiTouchDecoder, builtin_devices
 
 __all__ = [
     "Clock",
@@ -34,6 +35,7 @@ __all__ = [
     "StdinPipe",
     "DumpFaults",
     "LogEntry",
+    "Battery",
     "PhoneModel",
     "ShellProcess",
 ]
@@ -224,26 +226,32 @@ class LogEntry:
     message: str
 
 
+@dataclass
+class Battery:
+    """What ``BatteryService`` reports (``dumpsys battery``); tests change it, and
+    ``dumpsys battery set|unplug|reset`` does what it does on a device."""
+
+    level: int = 85
+    status: int = 2  # BatteryManager: 1 unknown, 2 charging, 3 discharging, 4 not charging, 5 full
+    ac: bool = False
+    usb: bool = True
+    wireless: bool = False
+    health: int = 2
+    voltage: int = 4213
+    temperature: int = 250  # tenths of a degree Celsius
+    frozen: bool = False  # after ``dumpsys battery set/unplug``: "UPDATES STOPPED"
+
+
 # --------------------------------------------------------------------------------------
 # the model
 # --------------------------------------------------------------------------------------
 
-_RELEASES = {
-    23: "6.0",
-    24: "7.0",
-    25: "7.1.1",
-    26: "8.0.0",
-    27: "8.1.0",
-    28: "9",
-    29: "10",
-    30: "11",
-    31: "12",
-    32: "12",
-    33: "13",
-    34: "14",
-    35: "15",
-    36: "16",
-}
+#: Seconds a real device spends before an injection reaches the screen, by how the tool
+#: runs: ``input`` is a Java program started with ``app_process`` up to API 30 (a VM start
+#: per call, 0.3–1 s in measurements), a binder call into system_server from API 31
+#: (``cmd input``); ``uinput`` is always an ``app_process`` program; ``sendevent`` a small
+#: native one. Applied only when the phone models latency (``input_latency=True``).
+INPUT_LATENCY = {"input_vm": 0.35, "input_cmd": 0.03, "uinput_vm": 0.35, "native": 0.004}
 
 _pids = itertools.count(4200)
 
@@ -257,6 +265,10 @@ class PhoneModel:
         api_level: Android API level to emulate (quirks depend on it; 35 = Android 15).
         serial: ``ro.serialno`` and the adb serial.
         clock: time source (:class:`RealClock` by default; :class:`FakeClock` in tests).
+        input_latency: spend on the clock what a real device spends starting ``input``,
+            ``uinput`` and ``sendevent`` (:data:`INPUT_LATENCY`), so the time between two
+            injections is what a real phone would record. Off by default (the phone
+            answers at once); use it with a :class:`FakeClock`.
     """
 
     def __init__(
@@ -267,8 +279,10 @@ class PhoneModel:
         api_level: int = 35,
         serial: str = "vphone-0001",
         clock: Clock | None = None,
+        input_latency: bool = False,
     ) -> None:
         self.clock: Clock = clock if clock is not None else RealClock()
+        self.input_latency = input_latency
         self.api_level = api_level
         self.serial = serial
         self.fs = FileSystem(self.clock)
@@ -282,8 +296,9 @@ class PhoneModel:
         #: screencap warns on stderr about several displays (as real multi-display phones do)
         self.multiple_displays = False
         self.lock = threading.RLock()
-        self.props: dict[str, str] = self._default_props()
-        self.settings: dict[str, dict[str, str]] = _default_settings(serial)
+        self.props: dict[str, str] = default_props(self.api_level, self.serial,
+                                                  getattr(self.screens, 'density', 420))
+        self.settings: dict[str, dict[str, str]] = default_settings(serial)
         self.wm_size_override: tuple[int, int] | None = None
         self.wm_density_override: int | None = None
         self.running: dict[str, int] = {}  # package -> pid
@@ -292,55 +307,12 @@ class PhoneModel:
         self._log: list[LogEntry] = []
         self._logcat_cleared_seq = 0
         self._logcat_cleared_time = 0.0
+        self.battery = Battery()
+        self.input_devices: list[InputDevice] = builtin_devices()
+        self._decoders: dict[int, MultiTouchDecoder] = {}
+        self.install_apks()
 
     # -- identity -----------------------------------------------------------------------
-    def _default_props(self) -> dict[str, str]:
-        release = _RELEASES.get(self.api_level, str(max(1, self.api_level - 20)))
-        build_id = "BM1A.250101.001"
-        fingerprint = f"baremobile/vphone/vphone:{release}/{build_id}/1:user/release-keys"
-        density = str(getattr(self.screens, "density", 420))
-        return {
-            "ro.build.version.sdk": str(self.api_level),
-            "ro.build.version.release": release,
-            "ro.build.version.release_or_codename": release,
-            "ro.build.version.codename": "REL",
-            "ro.build.version.incremental": "1",
-            "ro.build.version.security_patch": "2025-01-05",
-            "ro.build.id": build_id,
-            "ro.build.display.id": f"{build_id} release-keys",
-            "ro.build.type": "user",
-            "ro.build.tags": "release-keys",
-            "ro.build.fingerprint": fingerprint,
-            "ro.build.characteristics": "default",
-            "ro.product.manufacturer": "baremobile",
-            "ro.product.brand": "baremobile",
-            "ro.product.model": "Virtual Phone",
-            "ro.product.name": "vphone",
-            "ro.product.device": "vphone",
-            "ro.product.board": "vphone",
-            "ro.product.first_api_level": str(self.api_level),
-            "ro.product.cpu.abi": "arm64-v8a",
-            "ro.product.cpu.abilist": "arm64-v8a,armeabi-v7a,armeabi",
-            "ro.product.cpu.abilist64": "arm64-v8a",
-            "ro.product.locale": "en-US",
-            "ro.hardware": "vphone",
-            "ro.serialno": self.serial,
-            "ro.boot.serialno": self.serial,
-            "ro.secure": "1",
-            "ro.adb.secure": "1",
-            "ro.debuggable": "0",
-            "ro.sf.lcd_density": density,
-            "sys.boot_completed": "1",
-            "dev.bootcomplete": "1",
-            "init.svc.bootanim": "stopped",
-            "init.svc.adbd": "running",
-            "persist.sys.locale": "en-US",
-            "persist.sys.timezone": "UTC",
-            "persist.sys.usb.config": "adb",
-            "service.adb.tcp.port": "5555",
-            "net.hostname": "vphone",
-        }
-
     def banner_props(self) -> dict[str, str]:
         """The three properties adbd puts in its CNXN banner."""
         with self.lock:
@@ -391,7 +363,11 @@ class PhoneModel:
         """Remember that ``package`` has a process (for ``pidof``); returns its pid."""
         with self.lock:
             if package not in self.running:
-                self.running[package] = self.new_pid() + 6000
+                pid = self.running[package] = self.new_pid() + 6000
+                uid = 10000 + sum(map(ord, package)) % 900
+                self.log("I", "ActivityManager", f"Start proc {pid}:{package}/u0a{uid - 10000} "
+                         "for top-activity", pid=1000)
+                self.log("I", "ActivityThread", f"Bind application {package}", pid=pid)
             return self.running[package]
 
     def force_stop(self, package: str) -> None:
@@ -400,45 +376,89 @@ class PhoneModel:
             self.running.pop(package, None)
 
     def display_size(self) -> tuple[int, int]:
-        """The physical display size in pixels."""
+        """The physical display size in pixels (natural orientation, as ``wm size``)."""
         return int(self.screens.width), int(self.screens.height)
 
+    def install_apks(self) -> None:
+        """Write every installed package's APK where ``pm path`` says it is."""
+        from baremobile.virtual.apk import BASE_LABELS, build_apk
+        from baremobile.virtual.commands.intents import apk_path, packages
 
-def _default_settings(serial: str) -> dict[str, dict[str, str]]:
-    android_id = hashlib.sha256(f"android_id:{serial}".encode()).hexdigest()[:16]
-    return {
-        "system": {
-            "accelerometer_rotation": "1",
-            "font_scale": "1.0",
-            "screen_brightness": "102",
-            "screen_brightness_mode": "1",
-            "screen_off_timeout": "60000",
-            "sound_effects_enabled": "1",
-            "haptic_feedback_enabled": "1",
-            "time_12_24": "24",
-        },
-        "secure": {
-            "android_id": android_id,
-            "default_input_method": "com.android.inputmethod.latin/.LatinIME",
-            "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",
-            "location_mode": "0",
-            "show_ime_with_hard_keyboard": "0",
-            "user_setup_complete": "1",
-        },
-        "global": {
-            "adb_enabled": "1",
-            "airplane_mode_on": "0",
-            "animator_duration_scale": "1.0",
-            "bluetooth_on": "0",
-            "development_settings_enabled": "1",
-            "device_name": "Virtual Phone",
-            "device_provisioned": "1",
-            "stay_on_while_plugged_in": "0",
-            "transition_animation_scale": "1.0",
-            "window_animation_scale": "1.0",
-            "wifi_on": "1",
-        },
-    }
+        labels = {a.package: a.label for a in self.screens.apps()}
+        for pkg in packages(self):
+            path = apk_path(pkg)
+            if self.fs.exists(path):
+                continue
+            base = pkg.name not in labels
+            label = BASE_LABELS.get(pkg.name, pkg.name) if base else labels[pkg.name]
+            self.fs.install(path, build_apk(pkg.name, label, pkg.version_code,
+                                            pkg.version_name, pkg.launcher,
+                                            literal_label=base))
+
+    # -- time spent by real devices -------------------------------------------------------
+    def spend(self, what: str, cancel: threading.Event | None = None) -> None:
+        """Let the clock run for what a real device spends on ``what`` (a key of
+        :data:`INPUT_LATENCY`), when the phone models latency."""
+        if self.input_latency:
+            self.clock.sleep(INPUT_LATENCY[what], cancel)
+
+    def now_ms(self) -> float:
+        """The phone's clock in milliseconds (what input events are stamped with here; the
+        screen model's double-tap timing uses the same clock)."""
+        return self.clock.time() * 1000
+
+    # -- rotation -------------------------------------------------------------------------
+    def apply_rotation(self) -> None:
+        """Turn the display as WindowManager does from ``accelerometer_rotation`` and
+        ``user_rotation`` (the phone lies still in portrait, so auto-rotate means 0)."""
+        with self.lock:
+            system = self.settings["system"]
+            auto = system.get("accelerometer_rotation", "1") != "0"
+            try:
+                user = int(system.get("user_rotation", "0")) % 4
+            except ValueError:
+                user = 0
+        set_rotation = getattr(self.screens, "set_rotation", None)
+        if set_rotation is not None:
+            set_rotation(0 if auto else user)
+
+    # -- input devices --------------------------------------------------------------------
+    def input_device(self, path: str) -> InputDevice | None:
+        """The ``/dev/input/eventN`` node at ``path``."""
+        with self.lock:
+            return next((d for d in self.input_devices if d.path == path), None)
+
+    def add_input_device(self, dev: InputDevice) -> InputDevice:
+        """A new node (``/dev/uinput``): the next free ``eventN``."""
+        with self.lock:
+            dev.number = max((d.number for d in self.input_devices), default=-1) + 1
+            self.input_devices.append(dev)
+            return dev
+
+    def remove_input_device(self, dev: InputDevice) -> None:
+        with self.lock:
+            if dev in self.input_devices:
+                self.input_devices.remove(dev)
+            self._decoders.pop(dev.number, None)
+
+    def inject(self, dev: InputDevice, events: list[tuple[int, int, int]]) -> None:
+        """Events written to ``dev`` (``write()`` of ``struct input_event``s, stamped now):
+        a touch screen's frames go to the screen; what it recognises is logged
+        (``gesture``, then ``tap``/``double_tap``/``long_press``/``swipe``/``drag``/
+        ``pinch``) with ``source`` = the device's path."""
+        now = self.now_ms()
+        if now < dev.ready_at_ms or not dev.is_touchscreen:
+            return  # InputReader has not opened it yet, or it is not a touch screen
+        with self.lock:
+            decoder = self._decoders.setdefault(dev.number, MultiTouchDecoder())
+            frames = decoder.feed(events, now)
+        w, h = self.display_size()
+        touch_frame = getattr(self.screens, "touch_frame", None)
+        for f in frames:
+            pointers = {pid: dev.to_natural(x, y, w, h) for pid, (x, y) in f.pointers.items()}
+            for what in (touch_frame(dev.path, f.time_ms, pointers) if touch_frame else []):
+                detail = {k: v for k, v in what.items() if k != "kind"}
+                self.events.append(what["kind"], source=dev.path, **detail)
 
 
 # --------------------------------------------------------------------------------------

@@ -312,7 +312,8 @@ def cmd(p: Proc) -> Gen:
     service, rest = args[0], args[1:]
     if service == "-l":
         yield out("Currently running services:\n" + "".join(
-            f"  {s}\n" for s in sorted([*_CMD_SERVICES, "statusbar", "uimode", "power"])))
+            f"  {s}\n" for s in sorted([*_CMD_SERVICES, "statusbar", "uimode", "power",
+                                        "clipboard"])))
         return 0
     target = _CMD_SERVICES.get(service)
     if target is not None:
@@ -320,6 +321,11 @@ def cmd(p: Proc) -> Gen:
         return (yield from COMMANDS[target](sub))
     if service in ("statusbar", "uimode", "power", "wifi", "connectivity", "notification",
                    "overlay", "media_session", "audio", "role", "jobscheduler"):
+        return 0
+    if service == "clipboard":
+        # ClipboardService implements no shell command: Binder.onShellCommand's default
+        # answers on the error stream and reports success (AOSP, every release so far)
+        yield err("No shell command implementation.\n")
         return 0
     yield err(f"cmd: Can't find service: {service}\n")
     return 20

@@ -264,6 +264,9 @@ def input_(p: Proc) -> Gen:
                             "display ID.", ["onCommand"])
             arg = cursor.required("onCommand")
         handler = _HANDLERS.get(arg or "")
+        # a real device starts a Java VM for `input` up to API 30 (app_process), later it is
+        # a binder call (`cmd input`): the time passes before anything is injected
+        p.model.spend("input_vm" if p.api_level <= 30 else "input_cmd", p.cancel_event)
         if handler is None:
             if arg is None or arg in ("help", "-h"):
                 yield out(usage())
@@ -303,8 +306,11 @@ def _run_tap(p: Proc, cur: _Args) -> Gen:
     y = java_float(cur.required("runTap"))
     if not (math.isfinite(x) and math.isfinite(y)):
         return 0
-    p.model.screens.tap(int(x), int(y))
+    what = p.model.screens.tap(int(x), int(y))
     p.model.events.append("tap", x=_coord(x), y=_coord(y))
+    if isinstance(what, dict) and what.get("kind") == "double_tap":
+        p.model.events.append("double_tap", x=_coord(x), y=_coord(y),
+                              interval_ms=what["interval_ms"])
     return 0
     yield  # pragma: no cover
 
@@ -325,9 +331,14 @@ def _run_swipe(p: Proc, cur: _Args, *, drag: bool = False) -> Gen:
     x1, y1, x2, y2, ms = _swipe_args(cur)
     if drag:
         p.sleep(0.4)  # ViewConfiguration.getLongPressTimeout() before the drag starts
+    if p.model.input_latency:
+        p.sleep(ms / 1000)  # the MOVE loop runs for the duration
     if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
         return 0
-    p.model.screens.swipe(int(x1), int(y1), int(x2), int(y2), ms)
+    if drag and hasattr(p.model.screens, "drag"):
+        p.model.screens.drag(int(x1), int(y1), int(x2), int(y2), ms)
+    else:
+        p.model.screens.swipe(int(x1), int(y1), int(x2), int(y2), ms)
     near = abs(x2 - x1) <= LONG_PRESS_SLOP and abs(y2 - y1) <= LONG_PRESS_SLOP
     if near and ms >= LONG_PRESS_MS and not drag:
         p.model.events.append("long_press", x=_coord(x1), y=_coord(y1), duration_ms=ms)

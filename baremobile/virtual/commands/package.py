@@ -55,6 +55,8 @@ def _pm_list(p: Proc, args: list[str]) -> Gen:
         line += pkg.name
         if "U" in flags:
             line += f" uid:{10000 + sum(map(ord, pkg.name)) % 900 if not pkg.system else 1000}"
+        if "--show-versioncode" in flags and p.api_level >= 28:
+            line += f" versionCode:{pkg.version_code}"
         if "i" in flags:
             line += "  installer=null" if pkg.system else "  installer=com.android.vending"
         rows.append(line)
@@ -83,6 +85,40 @@ def _pmresolve(p: Proc, args: list[str]) -> Gen:
     else:
         yield out(f"Activity Resolver Table:\n  {comp}\n")
     return 0
+
+
+def _pm_uninstall(p: Proc, args: list[str]) -> Gen:
+    """``pm uninstall [-k] [--user USER_ID] [--versionCode V] PACKAGE``: a third-party app
+    goes (its process, tasks and APK); a system app cannot be removed (``--user 0`` would
+    only hide it for that user, which the virtual phone does not model)."""
+    names = []
+    it = iter(args)
+    user = None
+    for a in it:
+        if a in ("--user", "--versionCode"):
+            v = next(it, None)
+            if a == "--user":
+                user = v
+        elif not a.startswith("-"):
+            names.append(a)
+    if not names:
+        yield err("Error: package name not specified\n")
+        return 1
+    pkg = find_package(p.model, names[0])
+    if pkg is not None and not pkg.system:
+        path = apk_path(pkg)
+        p.model.force_stop(pkg.name)
+        uninstall = getattr(p.model.screens, "uninstall", None)
+        if uninstall is not None:
+            uninstall(pkg.name)
+        p.model.fs.uninstall(path)
+        yield out("Success\n")
+        return 0
+    if pkg is None and user is not None:
+        yield out(f"Failure [not installed for {user}]\n")
+    else:
+        yield out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+    return 1
 
 
 _PM_TAIL = binder_tail("com.android.server.pm.PackageManagerService$IPackageManagerImpl",
@@ -144,7 +180,6 @@ def pm(p: Proc) -> Gen:
             yield out(f"Package {rest[-1]} new state: {state}\n")
         return 0
     if sub == "uninstall":
-        yield out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
-        return 1
+        return (yield from _pm_uninstall(p, args[1:]))
     yield err(f"Unknown command: {sub}\n")
     return 255

@@ -1,14 +1,11 @@
-"""System state: ``getprop``/``setprop``, ``settings``, ``wm``, ``dumpsys``, ``logcat``,
-``ime``, ``pidof``, ``ps``."""
+"""System state: ``getprop``/``setprop``, ``settings``, ``wm``, ``ime``, ``pidof``, ``ps``
+(``dumpsys`` is in :mod:`.dumpsys`, ``logcat`` in :mod:`.logcat`)."""
 
 from __future__ import annotations
 
-import time
-import zlib
 from collections.abc import Generator
-from typing import Any
 
-from baremobile.virtual.commands.intents import packages, qualify, short_component
+from baremobile.virtual.commands.binder import binder_tail, java_exception
 from baremobile.virtual.commands.registry import command
 from baremobile.virtual.shell.process import Proc, err, out
 
@@ -88,10 +85,36 @@ def settings(p: Proc) -> Gen:
             if len(args) < 4:
                 yield err("Missing value argument\n")
                 return 255
+            allowed = _VALIDATED.get((ns, key))
+            if allowed is not None and args[3] not in allowed:
+                yield err(java_exception("put", "java.lang.IllegalArgumentException: Invalid "
+                                         f"value: {args[3]} for setting: {key}", _SETTINGS_TAIL))
+                return 255
             table[key] = args[3]
         elif verb == "delete":
             yield out(f"Deleted {1 if table.pop(key, None) is not None else 0} rows\n")
+    if ns == "system" and key in ("accelerometer_rotation", "user_rotation"):
+        p.model.apply_rotation()  # WindowManager observes both (DisplayRotation)
     return 0
+
+
+#: settings whose validators (SettingsValidators) reject other values
+_VALIDATED = {("system", "accelerometer_rotation"): ("0", "1"),
+              ("system", "user_rotation"): ("0", "1", "2", "3")}
+_SETTINGS_TAIL = [
+    "com.android.providers.settings.SettingsProvider.validateSystemSettingValue("
+    "SettingsProvider.java:2410)",
+    "com.android.providers.settings.SettingsProvider.mutateSystemSetting("
+    "SettingsProvider.java:2003)",
+    "com.android.providers.settings.SettingsProvider.insertSystemSetting("
+    "SettingsProvider.java:1960)",
+    "com.android.providers.settings.SettingsService$MyShellCommand.putForUser("
+    "SettingsService.java:383)",
+    "com.android.providers.settings.SettingsService$MyShellCommand.onCommand("
+    "SettingsService.java:279)",
+    *binder_tail("com.android.providers.settings.SettingsService", "SettingsService.java", 49,
+                 "android.os.Binder", 1068)[:2],
+]
 
 
 # -- wm ---------------------------------------------------------------------------------------
@@ -143,279 +166,50 @@ def wm(p: Proc) -> Gen:
             return 255
         model.wm_density_override = int(rest[0])
         return 0
-    if sub in ("dismiss-keyguard", "overscan", "scaling", "user-rotation", "fixed-to-user-"
-               "rotation", "set-ignore-orientation-request"):
+    if sub == "user-rotation" and p.api_level >= 29:
+        return (yield from _user_rotation(p, args[1:]))
+    if sub in ("dismiss-keyguard", "overscan", "scaling", "fixed-to-user-rotation",
+               "set-ignore-orientation-request"):
         return 0
     yield err(f"Unknown command: {sub}\n")
     return 255
 
 
-# -- dumpsys ----------------------------------------------------------------------------------
-
-
-def _hash8(text: str) -> str:
-    return format(zlib.crc32(text.encode()) & 0xFFFFFFF, "07x")
-
-
-def _focus(model: Any) -> tuple[str, str]:
-    pkg, act = model.screens.current()
-    return pkg, qualify(pkg, act) if act else act
-
-
-def _dumpsys_window(p: Proc, what: str) -> str:
-    model = p.model
-    pkg, act = _focus(model)
-    w, h = model.display_size()
-    density = int(getattr(model.screens, "density", 420))
-    short = short_component(pkg, act)
-    win = f"Window{{{_hash8(pkg + act)} u0 {pkg}/{act}}}"
-    record = f"ActivityRecord{{{_hash8(act)} u0 {short} t{_task(pkg)}}}"
-    rot = int(getattr(model.screens, "rotation", 0))
-    display = [
-        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)",
-        "  Display: mDisplayId=0 rootTasks=1",
-        f"    init={w}x{h} {density}dpi cur={w}x{h} app={w}x{h - 63} rng={w}x{w - 63}-{h}x{h - 63}",
-        f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{w},{h}))",
-        "",
-        f"    mCurrentFocus={win}",
-        f"    mFocusedApp={record}",
-        f"    mRotation={rot} mAltOrientation=false",
-        "    mLastOrientation=-1",
-    ]
-    if what == "displays":
-        return "\n".join(display) + "\n"
-    windows = [
-        "WINDOW MANAGER WINDOWS (dumpsys window windows)",
-        f"  Window #0 {win}:",
-        f"    mDisplayId=0 rootTaskId={_task(pkg)} mSession=Session{{{_hash8(pkg)} 1234:u0a10123}}",
-        f"    mOwnerUid=10123 showForAllUsers=false package={pkg} appop=NONE",
-        "    mAttrs={(0,0)(fillxfill) sim={adjust=pan} ty=BASE_APPLICATION}",
-        f"    mActivityRecord={record}",
-        "    isOnScreen=true",
-        "    isVisible=true",
-        "",
-        f"  mCurrentFocus={win}",
-        f"  mFocusedApp={record}",
-        "  mInputMethodWindow=null",
-        "  mHoldScreenWindow=null",
-    ]
-    if what == "windows":
-        return "\n".join(windows) + "\n"
-    policy = ["WINDOW MANAGER POLICY STATE (dumpsys window policy)",
-              "    mScreenOnEarly=true mScreenOnFully=true",
-              "    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true",
-              "    isKeyguardShowing=false"]
-    display = [ln for ln in display if "mCurrentFocus" not in ln and "mFocusedApp" not in ln]
-    return "\n".join(windows + [""] + display + [""] + policy) + "\n"
-
-
-def _task(pkg: str) -> int:
-    return 10 + zlib.crc32(pkg.encode()) % 90
-
-
-def _dumpsys_activity(p: Proc, what: str) -> str:
-    pkg, act = _focus(p.model)
-    short = short_component(pkg, act)
-    record = f"ActivityRecord{{{_hash8(act)} u0 {short} t{_task(pkg)}}}"
-    lines = [
-        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
-        "Display #0 (activities from top to bottom):",
-        f"  * Task{{{_hash8(pkg)} #{_task(pkg)} type=standard A=10123:{pkg} U=0 visible=true "
-        f"visibleRequested=true mode=fullscreen translucent=false sz=1}}",
-        f"    mResumedActivity: {record}",
-        f"    * Hist  #0: {record}",
-        f"        packageName={pkg} processName={pkg}",
-        "        launchedFromUid=2000 launchedFromPackage=com.android.shell userId=0",
-        f"        intent={{act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER]"
-        f" flg=0x10200000 cmp={short}}}",
-        "",
-        f"  ResumedActivity: {record}",
-        "",
-        f"  topResumedActivity={record}",
-        f"  mFocusedApp={record}",
-    ]
-    if what == "top":
-        return (f"TASK {pkg} id={_task(pkg)} userId=0\n  ACTIVITY {short} {_hash8(act)} "
-                f"pid={p.model.mark_running(pkg)}\n")
-    return "\n".join(lines) + "\n"
-
-
-def _dumpsys_battery() -> str:
-    return (
-        "Current Battery Service state:\n"
-        "  AC powered: false\n"
-        "  USB powered: true\n"
-        "  Wireless powered: false\n"
-        "  Dock powered: false\n"
-        "  Max charging current: 500000\n"
-        "  Max charging voltage: 5000000\n"
-        "  Charge counter: 3853000\n"
-        "  status: 2\n"
-        "  health: 2\n"
-        "  present: true\n"
-        "  level: 85\n"
-        "  scale: 100\n"
-        "  voltage: 4213\n"
-        "  temperature: 250\n"
-        "  technology: Li-ion\n"
-        "  Charging state: 1\n"
-        "  Charging policy: 1\n"
-        "  Capacity level: 4\n"
-    )
-
-
-def _dumpsys_package(p: Proc, name: str | None) -> str:
-    rows = [pk for pk in packages(p.model) if name is None or pk.name == name]
-    if not rows:
-        return f"Unable to find package: {name}\n" if name else ""
-    lines = ["Packages:"]
-    for pk in rows:
-        lines += [
-            f"  Package [{pk.name}] ({_hash8(pk.name)}):",
-            f"    versionCode={pk.version_code} minSdk=28 targetSdk={p.api_level}",
-            f"    versionName={pk.version_name}",
-            f"    flags=[ {'SYSTEM ' if pk.system else ''}HAS_CODE ALLOW_CLEAR_USER_DATA ]",
-        ]
-        if pk.launcher:
-            comp = short_component(pk.name, qualify(pk.name, pk.launcher))
-            lines += ["    Activity Resolver Table:", f"      {_hash8(comp)} {comp} filter"]
-    return "\n".join(lines) + "\n"
-
-
-@command("dumpsys")
-def dumpsys(p: Proc) -> Gen:
-    args = p.argv[1:]
+def _user_rotation(p: Proc, args: list[str]) -> Gen:
+    """``wm user-rotation [-d DISPLAY_ID] [free|lock [ROTATION]]``
+    (``WindowManagerShellCommand.runDisplayUserRotation``): thaw or freeze the default
+    display's rotation, which writes the two settings WindowManager reads."""
+    if args[:1] == ["-d"]:
+        args = args[2:]
+    system = p.model.settings["system"]
     if not args:
-        yield out("Currently running services:\n  activity\n  battery\n  input_method\n"
-                  "  package\n  power\n  window\n")
+        if system.get("accelerometer_rotation", "1") != "0":
+            yield out("free\n")
+        else:
+            yield out(f"lock {system.get('user_rotation', '0')}\n")
         return 0
-    service, rest = args[0], args[1:]
-    what = rest[0] if rest and not rest[0].startswith("-") else ""
-    if service == "window":
-        yield out(_dumpsys_window(p, what))
-    elif service == "activity":
-        yield out(_dumpsys_activity(p, what))
-    elif service == "battery":
-        yield out(_dumpsys_battery())
-    elif service == "package":
-        yield out(_dumpsys_package(p, what or None))
-    elif service == "input_method":
-        yield out("  mCurInputMethodId=com.android.inputmethod.latin/.LatinIME\n"
-                  "  mInputShown=false\n  mServedView=null\n")
-    elif service == "power":
-        yield out("POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\n"
-                  "  mWakefulnessChanging=false\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker"
-                  "=true\n  Display Power: state=ON\n")
-    elif service == "display":
-        w, h = p.model.display_size()
-        yield out(f"DISPLAY MANAGER (dumpsys display)\n  mDefaultDisplayId=0\n"
-                  f"  mBaseDisplayInfo=DisplayInfo{{\"Built-in Screen\", displayId 0, real "
-                  f"{w} x {h}, largest app {w} x {h}, state ON}}\n")
-    elif service in ("meminfo", "cpuinfo", "gfxinfo", "notification", "audio", "wifi",
-                     "connectivity", "SurfaceFlinger", "alarm", "usagestats"):
-        yield out(f"(dumpsys {service}: not simulated by the virtual phone)\n")
+    if args[0] == "free":
+        with p.model.lock:
+            system["accelerometer_rotation"] = "1"
+    elif args[0] != "lock":
+        yield err("Error: argument needs to be either -d, free or lock.\n")
+        return 255
     else:
-        yield err(f"Can't find service: {service}\n")
+        rotation = int(getattr(p.model.screens, "rotation", 0))
+        if len(args) > 1:
+            try:
+                rotation = int(args[1])
+            except ValueError:
+                yield err(f"Error: For input string: \"{args[1]}\"\n")
+                return 255
+            if not 0 <= rotation <= 3:
+                yield err(f"Error: Rotation value must be within [0, 3] range: {rotation}\n")
+                return 255
+        with p.model.lock:
+            system["accelerometer_rotation"] = "0"
+            system["user_rotation"] = str(rotation)
+    p.model.apply_rotation()
     return 0
-
-
-# -- logcat -----------------------------------------------------------------------------------
-
-_PRIORITIES = "VDIWEFS"
-
-
-def _format(row: tuple[float, str, str, str, int, Any], fmt: str) -> str:
-    t, prio, tag, msg, pid, ev = row
-    if fmt == "threadtime" and ev is not None:
-        return ev.logcat_line()
-    lt = time.localtime(t)
-    stamp = time.strftime("%m-%d %H:%M:%S", lt) + f".{int((t % 1) * 1000):03d}"
-    if fmt == "brief":
-        return f"{prio}/{tag}({pid:5d}): {msg}"
-    if fmt == "tag":
-        return f"{prio}/{tag}: {msg}"
-    if fmt == "raw":
-        return msg
-    if fmt == "time":
-        return f"{stamp} {prio}/{tag}({pid:5d}): {msg}"
-    if fmt == "process":
-        return f"{prio}({pid:5d}) {msg}  ({tag})"
-    return f"{stamp} {pid:5d} {pid:5d} {prio} {tag}: {msg}"
-
-
-def _filter(specs: list[str], silent_default: bool) -> Any:
-    rules: dict[str, str] = {}
-    default = "S" if silent_default else "V"
-    for spec in specs:
-        tag, _, prio = spec.partition(":")
-        prio = (prio or "V")[:1].upper()
-        if tag == "*":
-            default = prio
-        else:
-            rules[tag] = prio
-
-    def keep(tag: str, prio: str) -> bool:
-        need = rules.get(tag, default)
-        if need == "S":
-            return False
-        return _PRIORITIES.index(prio) >= _PRIORITIES.index(need)
-
-    return keep
-
-
-@command("logcat")
-def logcat(p: Proc) -> Gen:
-    args = p.argv[1:]
-    dump = clear = silent = False
-    fmt = "threadtime"
-    tail: int | None = None
-    specs: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-d":
-            dump = True
-        elif a == "-c":
-            clear = True
-        elif a == "-s":
-            silent = True
-        elif a in ("-v", "-b", "-t", "-T", "-e", "--pid", "-m"):
-            val = args[i + 1] if i + 1 < len(args) else ""
-            i += 1
-            if a == "-v":
-                fmt = val
-            elif a in ("-t", "-T") and val.isdigit():
-                tail = int(val)
-                dump = dump or a == "-t"
-        elif a.startswith("-v") and len(a) > 2:
-            fmt = a[2:]
-        elif a.startswith("-"):
-            pass
-        else:
-            specs.append(a)
-        i += 1
-    if clear:
-        p.model.logcat_clear()
-        return 0
-    keep = _filter(specs, silent)
-    rows = [r for r in p.model.logcat_entries() if keep(r[2], r[1])]
-    if tail is not None:
-        rows = rows[-tail:]
-    yield out("--------- beginning of main\n")
-    yield out("".join(_format(r, fmt) + "\n" for r in rows))
-    if dump:
-        return 0
-    seen = p.model.events.last_seq
-    while True:  # follow mode: stream new events until the client leaves
-        p.check_cancel()
-        p.cancel_event.wait(0.2)
-        p.check_cancel()
-        new = p.model.events.list(since=seen)
-        seen = p.model.events.last_seq
-        for ev in new:
-            row = (ev.time, "I", "VirtualPhone", "", 1000, ev)
-            if keep("VirtualPhone", "I"):
-                yield out(_format(row, fmt if fmt != "threadtime" else "threadtime") + "\n")
 
 
 # -- misc ----------------------------------------------------------------------------------------

@@ -75,6 +75,8 @@ def validate(ctx: Where, sc: Scenario) -> None:
                 need_match(f.no_results, sd, 0, "filter no_results", sd.windows)
         if sd.resize is not None:
             need_match(sd.resize, sd, 0, "resize", sd.windows)
+        if sd.zoom is not None:
+            need_match(sd.zoom.node, sd, 0, "zoom node", sd.windows)
         for rule in sd.rules:
             if rule.selector is not None:
                 found = need_match(rule.selector, sd, rule.line, f"{rule.trigger} selector")
@@ -105,6 +107,10 @@ def validate(ctx: Where, sc: Scenario) -> None:
                 elif a.kind in ("toggle", "clear", "focus") and isinstance(a.arg, Selector):
                     if current is not None:
                         need_match(a.arg, current, rule.line, a.kind + " target")
+                elif a.kind == "zoom" and current is not None and current.zoom is None:
+                    raise ScenarioError(
+                        f"{ctx.path}:{rule.line}: screen {sd.name!r}: a zoom action needs "
+                        f"a zoomable screen (screen {current.name!r} has no 'zoom')")
                 elif a.kind == "set_text" and a.arg["target"] is not None and current is not None:
                     need_match(a.arg["target"], current, rule.line, "set_text target")
                 elif a.kind == "send" and current is not None:

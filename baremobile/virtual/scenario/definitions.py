@@ -12,7 +12,7 @@ from baremobile.virtual.uixml import Node
 
 __all__ = [
     "ScenarioError", "Where", "line_of", "SELECTOR_KEYS", "Selector", "Action", "Rule",
-    "FilterDef", "ViewDef", "ScreenDef", "AppDef", "Scenario",
+    "FilterDef", "ViewDef", "ZoomDef", "ScreenDef", "AppDef", "Scenario",
 ]
 
 
@@ -116,7 +116,8 @@ class Action:
 
 @dataclass
 class Rule:
-    """``trigger`` (tap, long_press, enter, swipe) on ``selector`` (or ``direction``) → actions."""
+    """``trigger`` (tap, double_tap, long_press, enter, swipe) on ``selector`` (or
+    ``direction``) → actions."""
 
     trigger: str
     selector: Selector | None
@@ -135,6 +136,17 @@ class FilterDef:
     keywords: dict[str, str] = field(default_factory=dict)
     no_results: Selector | None = None
     var: str = "query"
+
+
+@dataclass(frozen=True)
+class ZoomDef:
+    """A zoomable node: a pinch over it (or a ``zoom`` action) scales it between ``minimum``
+    and ``maximum``; the screen variable ``var`` shows the scale as a percentage (``150%``)."""
+
+    node: Selector
+    var: str = "zoom"
+    minimum: float = 1.0
+    maximum: float = 8.0
 
 
 @dataclass
@@ -164,6 +176,7 @@ class ScreenDef:
     keyboard: bool = True
     cancelable: bool = True
     system_bars: str = "auto"  # "auto", "on" or "off"
+    zoom: ZoomDef | None = None
 
 
 @dataclass

@@ -26,6 +26,7 @@ from .rules import (
     parse_filter,
     parse_rule,
     parse_selector,
+    parse_zoom,
     qualify,
 )
 
@@ -35,7 +36,7 @@ __all__ = ["DEMO_PATH", "load_scenario", "load_cached"]
 DEMO_PATH = Path(__file__).parent.parent / "scenarios" / "demo" / "demo.yaml"
 
 _SCREEN_KEYS = ("xml", "activity", "vars", "filter", "resize", "keyboard", "cancelable", "on",
-                "system_bars")
+                "system_bars", "zoom")
 _APP_KEYS = ("package", "label", "activity", "system", "version", "version_code", "start",
              "screens", "view", "launch_by_label")
 _TOP_KEYS = ("scenario", "name", "device", "system_ui", "home", "start", "apps")
@@ -193,6 +194,7 @@ def load_scenario(path: str | Path) -> Scenario:
                 keyboard=as_bool(ctx, sspec.get("keyboard", True), "keyboard", sname, sspec),
                 cancelable=as_bool(ctx, sspec.get("cancelable", True), "cancelable", sname, sspec),
                 system_bars=sb,
+                zoom=parse_zoom(ctx, sspec["zoom"], sname) if sspec.get("zoom") else None,
             )
             scenario.screens[sname] = sd
             app.screens.append(sname)

@@ -12,15 +12,16 @@ from .definitions import (
     Rule,
     Selector,
     Where,
+    ZoomDef,
     line_of,
 )
 
 __all__ = [
     "TRIGGERS", "NAV_ACTIONS", "check_keys", "as_str", "as_int", "as_bool", "parse_selector",
-    "qualify", "parse_action", "parse_rule", "parse_filter",
+    "qualify", "parse_action", "parse_rule", "parse_filter", "parse_zoom",
 ]
 
-TRIGGERS = ("tap", "long_press", "enter", "swipe")
+TRIGGERS = ("tap", "double_tap", "long_press", "enter", "swipe")
 _FLAG_ACTIONS = ("back", "home", "recents", "dismiss", "close_panel", "toggle", "clear")
 _ARG_ACTIONS = (
     "goto",
@@ -36,6 +37,7 @@ _ARG_ACTIONS = (
     "launch",
     "view",
     "focus",
+    "zoom",
 )
 NAV_ACTIONS = ("goto", "replace", "back_to", "back", "home", "recents", "dismiss", "launch",
                 "view")
@@ -155,6 +157,13 @@ def parse_action(ctx: Where, kind: str, arg: Any, screen: str, node: Any) -> Act
         return Action(kind, {"package": as_str(ctx, arg, "launch", screen, node), "activity": None})
     if kind == "view":
         return Action(kind, as_str(ctx, arg, "view", screen, node))
+    if kind == "zoom":  # multiply the screen's zoom by a factor, or "reset" it
+        if arg == "reset":
+            return Action(kind, None)
+        if isinstance(arg, bool) or not isinstance(arg, (int, float)) or arg <= 0:
+            raise ctx.err("zoom takes a factor > 0 (2 doubles the scale) or 'reset'",
+                          screen=screen, node=node)
+        return Action(kind, float(arg))
     raise ctx.err(
         f"unknown action {kind!r} (known: {', '.join(sorted(set(_FLAG_ACTIONS + _ARG_ACTIONS)))})",
         screen=screen,
@@ -203,6 +212,22 @@ def parse_rule(ctx: Where, spec: Any, screen: str) -> Rule:
     if not actions:
         raise ctx.err(f"the {trigger} rule has no action", screen=screen, node=spec)
     return Rule(trigger, selector, actions, direction, line_of(spec))
+
+
+def parse_zoom(ctx: Where, spec: Any, screen: str) -> ZoomDef:
+    """``zoom: {node: <selector>, var: zoom, min: 1, max: 8}`` (or just a selector)."""
+    if not isinstance(spec, dict) or "node" not in spec:
+        spec = {"node": spec}
+    check_keys(ctx, spec, ("node", "var", "min", "max"), "zoom", screen)
+    lo, hi = spec.get("min", 1.0), spec.get("max", 8.0)
+    for v in (lo, hi):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+            raise ctx.err("zoom min and max are numbers > 0", screen=screen, node=spec)
+    if lo > hi:
+        raise ctx.err("zoom min is larger than its max", screen=screen, node=spec)
+    return ZoomDef(parse_selector(ctx, spec["node"], screen, spec),
+                   as_str(ctx, spec.get("var", "zoom"), "zoom var", screen, spec),
+                   float(lo), float(hi))
 
 
 def parse_filter(ctx: Where, spec: Any, screen: str) -> FilterDef:

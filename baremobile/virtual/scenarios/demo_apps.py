@@ -337,4 +337,7 @@ def weather_home(c: Content) -> Node:
                                                         1400), p, children=cells)]),
         n("Button", (63, 1500, W - 63, 1650), p, "refresh", "Refresh", clickable=True,
           focusable=True),
+        # a map that zooms: pinch it, or double-tap it (demo.yaml's rules)
+        n("ImageView", (63, 1700, W - 63, BOTTOM - 42), p, "radar_map",
+          desc="Radar map, zoom {zoom}", clickable=True, focusable=True),
     ])])

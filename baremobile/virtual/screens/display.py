@@ -3,6 +3,17 @@ keyboard, and rectangle arithmetic in screen pixels.
 
 This is where the screen's geometry lives (a rotation or a resize changes it here and
 nowhere else); everything that lays out or hit-tests windows asks it.
+
+**Rotation.** ``width``/``height`` are the layout's size, the display in its natural
+(portrait) orientation, where every window is laid out and hit-tested. What the outside
+world sees — ``uiautomator dump`` bounds, the screenshot, the coordinates ``input tap``
+takes — is the *current* orientation: :attr:`Display.size` swaps the sides for rotations
+1 and 3 (``Surface.ROTATION_90/270``), :meth:`Display.to_layout` maps a screen point into
+the layout and :meth:`Display.to_screen` a layout rectangle onto the screen. The virtual
+phone's apps are not laid out again for landscape: the portrait layout is stretched to the
+landscape size (an approximation; real apps re-layout). Raw touch-panel coordinates are in
+the panel's natural orientation and go through :meth:`Display.from_panel`, the inverse of
+what ``TouchInputMapper`` documents for each ``SurfaceOrientation``.
 """
 
 from __future__ import annotations
@@ -55,6 +66,38 @@ class Display:
     @property
     def bounds(self) -> Bounds:
         return (0, 0, self.width, self.height)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) as the screen is now: sides swapped when turned sideways."""
+        return (self.height, self.width) if self.rotation % 2 else (self.width, self.height)
+
+    def to_layout(self, x: float, y: float) -> tuple[float, float]:
+        """A point on the screen as it is now → the same point in the layout."""
+        w, h = self.size
+        return x * self.width / w, y * self.height / h
+
+    def to_screen(self, b: Bounds) -> Bounds:
+        """A layout rectangle → where it is drawn on the screen as it is now."""
+        w, h = self.size
+        if (w, h) == (self.width, self.height):
+            return b
+        return (b[0] * w // self.width, b[1] * h // self.height,
+                b[2] * w // self.width, b[3] * h // self.height)
+
+    def from_panel(self, xn: float, yn: float) -> tuple[float, float]:
+        """A touch-panel point in natural pixels → screen pixels for the current rotation
+        (``TouchInputMapper``: 90° swaps x/y and reverses y, 180° reverses both, 270° swaps
+        and reverses x)."""
+        w, h = self.width, self.height
+        r = self.rotation % 4
+        if r == 1:
+            return yn, w - xn
+        if r == 2:
+            return w - xn, h - yn
+        if r == 3:
+            return h - yn, xn
+        return xn, yn
 
 
 def intersect(a: Bounds, b: Bounds) -> Bounds:

@@ -4,10 +4,13 @@ do to the screen.
 POWER/SLEEP/WAKEUP switch the display; BACK, HOME and APP_SWITCH navigate; ENTER runs the
 focused field's ``enter`` rule; editing keys (DEL, FORWARD_DEL, MOVE_HOME/END, DPAD
 LEFT/RIGHT, printable keys) edit the focused field at its caret; CTRL+A/C/X/V select, copy,
-cut and paste through the clipboard; SHIFT+letter types a capital.
+cut and paste through the clipboard, as do KEYCODE_COPY/CUT/PASTE (API 24+, what
+``TextView.onKeyDown`` maps to its copy/cut/paste actions); SHIFT+letter types a capital.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from .reactions import Reactions
 from .state import ScreenState, insert_text
@@ -22,6 +25,7 @@ KEY_MOVE_HOME, KEY_MOVE_END, KEY_DPAD_LEFT, KEY_DPAD_RIGHT = 122, 123, 21, 22
 KEY_CTRL = (113, 114)
 KEY_SHIFT = (59, 60)
 KEY_A, KEY_C, KEY_V, KEY_X = 29, 31, 50, 52
+KEY_CUT, KEY_COPY, KEY_PASTE = 277, 278, 279
 
 KEY_CHARS: dict[int, str] = {
     **{7 + i: str(i) for i in range(10)},
@@ -72,6 +76,10 @@ class KeyInput:
             self.state.open_recents()
         elif code in (KEY_ENTER, KEY_NUMPAD_ENTER):
             self.reactions.enter()
+        elif code in (KEY_CUT, KEY_COPY, KEY_PASTE):
+            field = self.state.focused_field()
+            if field is not None and self.state.mode != "recents":
+                self._clip(field, {KEY_CUT: KEY_X, KEY_COPY: KEY_C, KEY_PASTE: KEY_V}[code])
         else:
             field = self.state.focused_field()
             if field is None or self.state.mode == "recents":
@@ -114,16 +122,10 @@ class KeyInput:
         if mods & set(KEY_CTRL):
             if field is None:
                 return
-            v = field.value or ""
             if last == KEY_A:
-                field.select_all = bool(v)
-            elif last == KEY_C and field.select_all:
-                self.state.clipboard = v
-            elif last == KEY_X and field.select_all:
-                self.state.clipboard = v
-                field.value, field.cursor, field.select_all = "", 0, False
-            elif last == KEY_V and self.state.clipboard:
-                insert_text(field, self.state.clipboard)
+                field.select_all = bool(field.value or "")
+            else:
+                self._clip(field, last)
             self.state.changed()
         elif mods & set(KEY_SHIFT) and last in KEY_CHARS and field is not None:
             insert_text(field, KEY_CHARS[last].upper())
@@ -133,6 +135,17 @@ class KeyInput:
         else:
             for c in codes:
                 self.key(c)
+
+    def _clip(self, field: Any, letter: int) -> None:
+        """Copy (C), cut (X) the selected text of ``field``, or paste (V) into it."""
+        v = field.value or ""
+        if letter == KEY_C and field.select_all:
+            self.state.clipboard = v
+        elif letter == KEY_X and field.select_all:
+            self.state.clipboard = v
+            field.value, field.cursor, field.select_all = "", 0, False
+        elif letter == KEY_V and self.state.clipboard:
+            insert_text(field, self.state.clipboard)
 
     def type_text(self, text: str) -> None:
         """Characters into the focused editable field (no-op when nothing is focused)."""

@@ -271,6 +271,21 @@ class Reactions:
             self.state.launch(a.arg["package"], a.arg["activity"])
         elif k == "view":
             self.state.view(render_template(a.arg, ctx))
+        elif k == "zoom":
+            owner = self.state.host(inst)
+            self.zoom(owner, None if a.arg is None else owner.scale * a.arg)
+
+    def zoom(self, inst: ScreenInstance, scale: float | None) -> bool:
+        """Set a zoomable screen's scale (``None``: back to its minimum), kept inside the
+        screen's range; the screen's zoom variable shows it as a percentage."""
+        z = inst.sd.zoom
+        if z is None:
+            return False
+        new = z.minimum if scale is None else min(max(scale, z.minimum), z.maximum)
+        inst.scale = new
+        inst.vars[z.var] = f"{round(new * 100)}%"
+        self.state.changed()
+        return True
 
     def _send(self, arg: dict[str, Selector], ctx: dict[str, str]) -> None:
         top = self.state.top()

@@ -4,7 +4,8 @@ It wires the rooms of the screen together and serialises access to them (every p
 method takes one lock; nothing is random; times come from ``clock``). Imports point one
 way::
 
-    screen_model ─► touch ─► keys ─► reactions ─► state ─► display, clock
+    screen_model ─► touch ─► gestures
+                      │ ─► keys ─► reactions ─► state ─► display, clock
                       │                             ▲
                       └─► render ─► filters, system_ui
     screen_model ─► paint (the PNG of what render drew)
@@ -19,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from baremobile.virtual.scenario import DEMO_PATH, Scenario, load_cached
-from baremobile.virtual.uixml import serialize
+from baremobile.virtual.uixml import Node, serialize
 
 from .clock import Clock, PhoneClock
 from .display import Display
+from .gestures import GestureTracker, recognize
 from .keys import KeyInput
 from .paint import paint
 from .reactions import Reactions
@@ -70,6 +72,7 @@ class ScreenModel:
         self._touch = TouchInput(self._state, self._renderer, self._reactions, self._keys,
                                  self.display)
         self._png_cache: tuple[Any, bytes] | None = None
+        self._trackers: dict[str, GestureTracker] = {}
 
     @classmethod
     def from_scenario(cls, path: str | Path | None = None, clock: Clock | None = None
@@ -149,37 +152,124 @@ class ScreenModel:
             return self._state.describe()
 
     # -- drawing --------------------------------------------------------------------------
+    def _drawn(self) -> list[Node]:
+        """The windows as the screen shows them now (in the current orientation)."""
+        windows = self._renderer.render()
+        if self.display.size == (self.display.width, self.display.height):
+            return windows
+        to_screen = self.display.to_screen
+
+        def turn(n: Node) -> Node:
+            return Node(n.attrs, to_screen(n.bounds), [turn(c) for c in n.children],
+                        n.origin, src=n.src, meta=n.meta)
+
+        return [turn(w) for w in windows]
+
     def dump_xml(self) -> bytes:
         """The current screen as uiautomator writes it (single line, UTF-8)."""
         with self._lock:
-            return serialize(self._renderer.render(), self.rotation, extras=self._sc.extras)
+            return serialize(self._drawn(), self.rotation, extras=self._sc.extras)
 
     def screenshot_png(self) -> bytes:
-        """A valid PNG of ``width`` x ``height`` depicting the current screen."""
+        """A valid PNG of the screen as it is now (``size``) depicting what it shows."""
         with self._lock:
-            windows = self._renderer.render()
-            key = (self._state.version, self._state.clock.minute())
+            key = (self._state.version, self._state.clock.minute(), self.rotation)
             if self._png_cache is not None and self._png_cache[0] == key:
                 return self._png_cache[1]
-            data = paint(windows, self.width, self.height, self._state.screen_on)
+            w, h = self.display.size
+            data = paint(self._drawn(), w, h, self._state.screen_on)
             self._png_cache = (key, data)
             return data
 
-    # -- input ----------------------------------------------------------------------------
-    def tap(self, x: int, y: int) -> None:
-        """A tap at (x, y) in screen pixels."""
+    # -- the display ----------------------------------------------------------------------
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels as the screen is now (sides swapped in landscape)."""
         with self._lock:
-            self._touch.tap(x, y)
+            return self.display.size
+
+    def set_rotation(self, rotation: int) -> None:
+        """Turn the display (``Surface.ROTATION_0/90/180/270`` = 0..3)."""
+        with self._lock:
+            r = int(rotation) % 4
+            if r != self.rotation:
+                self.rotation = self.display.rotation = r
+                self._state.changed()
+
+    # -- input (screen pixels of the current orientation) ---------------------------------
+    def tap(self, x: float, y: float, down_ms: float | None = None,
+            up_ms: float | None = None) -> dict[str, Any]:
+        """A tap at (x, y) at ``down_ms``/``up_ms`` (default now, on the phone's clock):
+        ``{"kind": "tap" | "double_tap", "interval_ms"}``, the interval being from the
+        previous tap's lift to this one's touch-down (None after another gesture)."""
+        with self._lock:
+            lx, ly = self.display.to_layout(x, y)
+            kind, since = self._touch.tap(lx, ly, down_ms, up_ms)
+            return {"kind": kind, "interval_ms": since}
 
     def long_press(self, x: int, y: int, duration_ms: int = 1000) -> None:
         """A touch held at (x, y) (what ``input swipe x y x y 1000`` does)."""
         with self._lock:
-            self._touch.long_press(x, y, duration_ms)
+            lx, ly = self.display.to_layout(x, y)
+            self._touch.long_press(int(lx), int(ly), duration_ms)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
         """A swipe; a (near) zero-distance swipe of >= 500 ms is a long press."""
         with self._lock:
-            self._touch.swipe(x1, y1, x2, y2, duration_ms)
+            a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
+            self._touch.swipe(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
+        """Press, hold, move (``input draganddrop``): a long press where it starts."""
+        with self._lock:
+            a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
+            self._touch.drag(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
+
+    def pinch(self, x: float, y: float, scale: float) -> bool:
+        """Two fingers around (x, y) ending ``scale`` times as far apart; True if a
+        zoomable screen zoomed."""
+        with self._lock:
+            lx, ly = self.display.to_layout(x, y)
+            return self._touch.pinch(lx, ly, scale)
+
+    def zoom(self) -> float:
+        """The scale of the zoomable screen in front (1.0 when it has none)."""
+        with self._lock:
+            top = self._state.focus_owner()
+            return top.scale if top is not None else 1.0
+
+    def touch_frame(self, source: str, time_ms: float,
+                    pointers: dict[int, tuple[float, float]]) -> list[dict[str, Any]]:
+        """One frame of a touch panel (``source`` names it): the contacts down, by tracking
+        id, in panel pixels of the natural orientation. When the last finger lifts, the
+        gesture is recognised and done; returns what happened — ``{"kind": "gesture",
+        "fingers", "points", "duration_ms"}`` then the recognised ``tap``/``double_tap``/
+        ``long_press``/``swipe``/``drag``/``pinch`` — for the event log."""
+        with self._lock:
+            onscreen = {pid: self.display.from_panel(x, y) for pid, (x, y) in pointers.items()}
+            tracker = self._trackers.setdefault(source, GestureTracker())
+            g = tracker.frame(time_ms, onscreen)
+            if g is None:
+                return []
+            what = recognize(g)
+            out: list[dict[str, Any]] = [{"kind": "gesture", "fingers": g.fingers,
+                                          "points": g.points(),
+                                          "duration_ms": round(g.end_ms - g.start_ms, 3)}]
+            k = what["kind"]
+            if k == "tap":
+                t = self.tap(what["x"], what["y"], g.start_ms, g.end_ms)
+                if t["kind"] == "double_tap":
+                    out.append({**what, "kind": "tap"})
+                    what.update(t)
+            elif k == "long_press":
+                self.long_press(int(what["x"]), int(what["y"]), int(what["duration_ms"]))
+            elif k in ("swipe", "drag"):
+                getattr(self, k)(int(what["x1"]), int(what["y1"]), int(what["x2"]),
+                                 int(what["y2"]), int(what["duration_ms"]))
+            elif k == "pinch":
+                what["zoomed"] = self.pinch(what["x"], what["y"], what["scale"])
+            if k != "none":
+                out.append(what)
+            return out
 
     def type_text(self, text: str) -> None:
         """Characters into the focused editable field (no-op when nothing is focused)."""
@@ -208,6 +298,11 @@ class ScreenModel:
             ok = self._state.launch(package, activity)
             self._state.changed()
             return ok
+
+    def uninstall(self, package: str) -> bool:
+        """Remove an installed app (``pm uninstall``); False if it was not installed."""
+        with self._lock:
+            return self._state.uninstall(package)
 
     def view(self, uri: str) -> str | None:
         """ACTION_VIEW ``uri``; returns the package that handled it, or None."""

@@ -73,6 +73,9 @@ class ScreenInstance:
                     n.cursor = len(n.value)
         self.resize_node: Node | None = None
         self.filter_nodes: list[tuple[Any, Node | None, Node | None]] | None = None
+        self.scale = sd.zoom.minimum if sd.zoom is not None else 1.0
+        if sd.zoom is not None:
+            self.vars.setdefault(sd.zoom.var, f"{round(self.scale * 100)}%")
 
     def find(self, sel: Selector) -> Node | None:
         for w in self.windows:
@@ -281,6 +284,18 @@ class ScreenState:
         self.recents = None
         self.mode = "home"
         self.home.stack[-1].ime = False
+
+    def uninstall(self, package: str) -> bool:
+        """The package is gone: its tasks close (the launcher shows if it was in front)."""
+        if self.apps.pop(package, None) is None:
+            return False
+        before = self.front()
+        self.tasks = [t for t in self.tasks if t.package != package]
+        if before is not None and before.package == package:
+            self.go_home()
+        self.recents = None
+        self.changed()
+        return True
 
     def resume(self, task: Task) -> None:
         if task in self.tasks:

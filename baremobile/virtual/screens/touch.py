@@ -1,5 +1,5 @@
-"""Where a touch lands: hit-testing the drawn windows and dispatching taps, long presses
-and swipes.
+"""Where a touch lands: hit-testing the drawn windows and dispatching taps, double taps, long
+presses, swipes, drags and pinches.
 
 A touch goes to the topmost window under the point, then (as Android dispatches touches)
 to the deepest clickable node containing it; what that node does is :mod:`.reactions`'
@@ -7,25 +7,35 @@ business. A swipe scrolls the innermost scrollable under its start in its direct
 swipe's distance, within the content), dismisses a card in the overview, or else fires the
 screen's ``swipe`` rule. A (near) zero-distance swipe held long enough is a long press.
 
-New kinds of touch (multi-touch gestures, pinches, flings) belong here: they arrive as
-pointer positions over time and end in the same hit-testing.
+Two taps in a row are a double tap as ``GestureDetector.isConsideredDoubleTap`` decides:
+the second goes down 40–300 ms after the first went up (``DOUBLE_TAP_MIN_TIME``,
+``DOUBLE_TAP_TIMEOUT``) within the double-tap slop (100 dp) of it; the node's
+``double_tap`` rule then runs instead of a second click. A pinch over a zoomable screen's
+zoom node scales it. Coordinates here are the layout's (see :mod:`.display`); the screen
+model converts what the outside world sends.
 """
 
 from __future__ import annotations
 
+import math
+
+from baremobile.virtual.scenario import Selector
 from baremobile.virtual.uixml import Node
 
 from .display import Display, area
+from .gestures import LONG_PRESS_MS, TOUCH_SLOP
 from .keys import KEY_APP_SWITCH, KEY_BACK, KEY_HOME, KeyInput
 from .reactions import Reactions
 from .render import Renderer, extent, scroll_range
 from .state import ScreenInstance, ScreenState
 from .system_ui import recents_screen
 
-__all__ = ["TouchInput", "TOUCH_SLOP", "LONG_PRESS_MS"]
+__all__ = ["TouchInput", "TOUCH_SLOP", "LONG_PRESS_MS", "DOUBLE_TAP_TIMEOUT_MS",
+           "DOUBLE_TAP_MIN_MS"]
 
-TOUCH_SLOP = 20  # px: a swipe shorter than this is a tap (or a long press when held)
-LONG_PRESS_MS = 500
+DOUBLE_TAP_TIMEOUT_MS = 300  # ViewConfiguration.DOUBLE_TAP_TIMEOUT
+DOUBLE_TAP_MIN_MS = 40  # ViewConfiguration.DOUBLE_TAP_MIN_TIME
+DOUBLE_TAP_SLOP_DP = 100  # ViewConfiguration.DOUBLE_TAP_SLOP
 
 
 def _horizontal(n: Node) -> bool:
@@ -43,15 +53,37 @@ class TouchInput:
         self.reactions = reactions
         self.keys = keys
         self.display = display
+        self._last_tap: tuple[float, float, float] | None = None  # (up ms, x, y)
 
-    def tap(self, x: int, y: int) -> None:
-        """A tap at (x, y) in screen pixels."""
+    def now_ms(self) -> float:
+        return self.state.clock.now() * 1000
+
+    def tap(self, x: float, y: float, down_ms: float | None = None,
+            up_ms: float | None = None) -> tuple[str, float | None]:
+        """A tap at (x, y): ``("double_tap", ms since the first tap went up)`` when it
+        completes one, else ``("tap", ms since the last tap went up or None)``.
+
+        ``down_ms``/``up_ms`` are when the finger went down and up (default: now, as
+        ``input tap`` stamps both events with one time)."""
+        now = self.now_ms()
+        down = now if down_ms is None else down_ms
+        up = down if up_ms is None else up_ms
+        last, self._last_tap = self._last_tap, (up, x, y)
+        since = round(down - last[0], 3) if last is not None else None
         if not self.state.screen_on:
-            return
-        self._touch(x, y, long=False)
+            return "tap", since
+        slop = DOUBLE_TAP_SLOP_DP * self.display.density / 160
+        double = last is not None and (
+            DOUBLE_TAP_MIN_MS <= down - last[0] <= DOUBLE_TAP_TIMEOUT_MS
+            and math.hypot(x - last[1], y - last[2]) <= slop)
+        if double:
+            self._last_tap = None  # a third tap starts afresh
+        self._touch(int(x), int(y), long=False, double=double)
+        return ("double_tap" if double else "tap"), since
 
     def long_press(self, x: int, y: int, duration_ms: int = 1000) -> None:
         """A touch held at (x, y) (what ``input swipe x y x y 1000`` does)."""
+        self._last_tap = None
         if not self.state.screen_on:
             return
         self._touch(x, y, long=duration_ms >= LONG_PRESS_MS)
@@ -97,7 +129,7 @@ class TouchInput:
             return n, inst
         return None
 
-    def _touch(self, x: int, y: int, long: bool) -> None:
+    def _touch(self, x: int, y: int, long: bool, double: bool = False) -> None:
         kind, _w, h, inst = self.hit(int(x), int(y), long)
         if kind == "outside":
             top = self.state.top()
@@ -121,6 +153,12 @@ class TouchInput:
             return
         if inst is None:
             return
+        if double:
+            rule, matched = self.reactions.find_rule(inst, src, "double_tap")
+            if rule is not None:
+                self.state.changed()
+                self.reactions.run(rule.actions, inst, src, matched or src)
+                return
         if long:
             rule, matched = self.reactions.find_rule(inst, src, "long_press")
             if rule is not None:
@@ -153,8 +191,39 @@ class TouchInput:
                     self.state.resume(t)
                     return
 
+    def pinch(self, x: float, y: float, scale: float) -> bool:
+        """Two fingers spreading (``scale`` > 1) or closing around (x, y): the zoomable
+        node under the point scales by ``scale``. True if something zoomed."""
+        self._last_tap = None
+        if not self.state.screen_on or not (scale > 0):
+            return False
+        kind, w, _h, inst = self.hit(int(x), int(y))
+        if w is None or inst is None or kind not in ("app", "dialog"):
+            return False
+        owner = self.state.host(inst)
+        z = owner.sd.zoom
+        if z is None or not self._over(w, int(x), int(y), z.node):
+            return False
+        return self.reactions.zoom(owner, owner.scale * scale)
+
+    @staticmethod
+    def _over(w: Node, x: int, y: int, sel: Selector) -> bool:
+        """Whether (x, y) lies on a drawn node matching ``sel`` in window ``w``."""
+        return any(n.contains(x, y) and n.src is not None and sel.matches(n.src)
+                   for n in w.iter())
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
+        """Press, hold and move (``input draganddrop``; a long press that then moves): the
+        screen treats it as the long press it starts with (there is no drop target in a
+        scenario), then as a swipe if the content can scroll."""
+        self._last_tap = None
+        if not self.state.screen_on:
+            return
+        self._touch(int(x1), int(y1), long=True)
+
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
         """A swipe; a (near) zero-distance swipe of >= 500 ms is a long press."""
+        self._last_tap = None
         if not self.state.screen_on:
             return
         x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Generator
 from typing import Any
 
-from baremobile.virtual.commands import COMMANDS
+from baremobile.virtual.commands import available
 
 from . import syntax
 from .builtins import BUILTINS, FunctionReturn, LoopControl
@@ -408,7 +408,7 @@ class Shell(Redirections):
                 if name in ("export", "readonly", ".", "source", "eval", "exec", "set"):
                     self.set_var(k, v)
             return (yield from self.drive(builtin(self, argv, io), io))
-        program = COMMANDS.get(name)
+        program = available(name, self.model.api_level)
         if program is not None:
             proc = Proc(self, io, argv, env)
             return (yield from self.drive(program(proc), io))
@@ -420,10 +420,11 @@ class Shell(Redirections):
         path = fs.normalize(argv[0], self.cwd)
         directory, base = posixpath.split(path)
         entry = fs.stat(path)
-        if entry is None and directory in BIN_DIRS and base in COMMANDS:
+        program = available(base, self.model.api_level)
+        if entry is None and directory in BIN_DIRS and program is not None:
             proc = Proc(self, io, [base, *argv[1:]], env)
             proc.argv[0] = argv[0]
-            return (yield from self.drive(COMMANDS[base](proc), io))
+            return (yield from self.drive(program(proc), io))
         if entry is None:
             msg = f"{self.argv0}: {argv[0]}: inaccessible or not found\n"
             yield from self.drive(_error_out(msg), io)
@@ -451,7 +452,7 @@ class Shell(Redirections):
     def lookup_path(self, name: str) -> str | None:
         if "/" in name:
             return name if self.model.fs.exists(self.model.fs.normalize(name, self.cwd)) else None
-        if name in COMMANDS:
+        if available(name, self.model.api_level) is not None:
             return f"/system/bin/{name}"
         return None
 

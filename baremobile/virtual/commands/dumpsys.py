@@ -1,0 +1,233 @@
+"""``dumpsys``: the services' state as their ``dump()`` methods print it (window, activity,
+battery, package, display, input_method, power)."""
+
+from __future__ import annotations
+
+import posixpath
+import zlib
+from collections.abc import Generator
+from typing import Any
+
+from baremobile.virtual.commands.intents import apk_path, packages, qualify, short_component
+from baremobile.virtual.commands.registry import command
+from baremobile.virtual.shell.process import Proc, err, out
+
+Gen = Generator[tuple[int, bytes], None, int]
+
+
+# -- dumpsys ----------------------------------------------------------------------------------
+
+
+def _hash8(text: str) -> str:
+    return format(zlib.crc32(text.encode()) & 0xFFFFFFF, "07x")
+
+
+def _focus(model: Any) -> tuple[str, str]:
+    pkg, act = model.screens.current()
+    return pkg, qualify(pkg, act) if act else act
+
+
+def _dumpsys_window(p: Proc, what: str) -> str:
+    model = p.model
+    pkg, act = _focus(model)
+    w, h = model.display_size()
+    density = int(getattr(model.screens, "density", 420))
+    short = short_component(pkg, act)
+    win = f"Window{{{_hash8(pkg + act)} u0 {pkg}/{act}}}"
+    record = f"ActivityRecord{{{_hash8(act)} u0 {short} t{_task(pkg)}}}"
+    rot = int(getattr(model.screens, "rotation", 0))
+    cw, ch = (h, w) if rot % 2 else (w, h)
+    system = model.settings["system"]
+    free = system.get("accelerometer_rotation", "1") != "0"
+    user = system.get("user_rotation", "0")
+    display = [
+        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)",
+        "  Display: mDisplayId=0 rootTasks=1",
+        f"    init={w}x{h} {density}dpi cur={cw}x{ch} app={cw}x{ch - 63} "
+        f"rng={w}x{w - 63}-{h}x{h - 63}",
+        f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{cw},{ch}))",
+        "",
+        f"    mCurrentFocus={win}",
+        f"    mFocusedApp={record}",
+        f"    mRotation={rot} mDeferredRotationPauseCount=0",
+        f"    mUserRotationMode=USER_ROTATION_{'FREE' if free else 'LOCKED'} "
+        f"mUserRotation=ROTATION_{(int(user) % 4) * 90 if user.isdigit() else 0}",
+        "    mLastOrientation=-1",
+    ]
+    if what == "displays":
+        return "\n".join(display) + "\n"
+    windows = [
+        "WINDOW MANAGER WINDOWS (dumpsys window windows)",
+        f"  Window #0 {win}:",
+        f"    mDisplayId=0 rootTaskId={_task(pkg)} mSession=Session{{{_hash8(pkg)} 1234:u0a10123}}",
+        f"    mOwnerUid=10123 showForAllUsers=false package={pkg} appop=NONE",
+        "    mAttrs={(0,0)(fillxfill) sim={adjust=pan} ty=BASE_APPLICATION}",
+        f"    mActivityRecord={record}",
+        "    isOnScreen=true",
+        "    isVisible=true",
+        "",
+        f"  mCurrentFocus={win}",
+        f"  mFocusedApp={record}",
+        "  mInputMethodWindow=null",
+        "  mHoldScreenWindow=null",
+    ]
+    if what == "windows":
+        return "\n".join(windows) + "\n"
+    policy = ["WINDOW MANAGER POLICY STATE (dumpsys window policy)",
+              "    mScreenOnEarly=true mScreenOnFully=true",
+              "    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true",
+              "    isKeyguardShowing=false"]
+    display = [ln for ln in display if "mCurrentFocus" not in ln and "mFocusedApp" not in ln]
+    return "\n".join(windows + [""] + display + [""] + policy) + "\n"
+
+
+def _task(pkg: str) -> int:
+    return 10 + zlib.crc32(pkg.encode()) % 90
+
+
+def _dumpsys_activity(p: Proc, what: str) -> str:
+    pkg, act = _focus(p.model)
+    short = short_component(pkg, act)
+    record = f"ActivityRecord{{{_hash8(act)} u0 {short} t{_task(pkg)}}}"
+    lines = [
+        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
+        "Display #0 (activities from top to bottom):",
+        f"  * Task{{{_hash8(pkg)} #{_task(pkg)} type=standard A=10123:{pkg} U=0 visible=true "
+        f"visibleRequested=true mode=fullscreen translucent=false sz=1}}",
+        f"    mResumedActivity: {record}",
+        f"    * Hist  #0: {record}",
+        f"        packageName={pkg} processName={pkg}",
+        "        launchedFromUid=2000 launchedFromPackage=com.android.shell userId=0",
+        f"        intent={{act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER]"
+        f" flg=0x10200000 cmp={short}}}",
+        "",
+        f"  ResumedActivity: {record}",
+        "",
+        f"  topResumedActivity={record}",
+        f"  mFocusedApp={record}",
+    ]
+    if what == "top":
+        return (f"TASK {pkg} id={_task(pkg)} userId=0\n  ACTIVITY {short} {_hash8(act)} "
+                f"pid={p.model.mark_running(pkg)}\n")
+    return "\n".join(lines) + "\n"
+
+
+def _dumpsys_battery(p: Proc, rest: list[str]) -> Gen:
+    """``dumpsys battery [set FIELD VALUE | unplug | reset]`` as ``BatteryService``
+    answers: the state (lines by API level), or a change that stops real updates until
+    ``reset``."""
+    b = p.model.battery
+    if rest:
+        verb = rest[0]
+        fields = {"level": "level", "status": "status", "ac": "ac", "usb": "usb",
+                  "wireless": "wireless", "temp": "temperature", "present": None,
+                  "counter": None, "invalid": None}
+        if verb == "unplug":
+            b.ac = b.usb = b.wireless = False
+            b.frozen = True
+            return 0
+        if verb == "reset":
+            p.model.battery = type(b)()
+            return 0
+        if verb == "set" and len(rest) == 3 and rest[1] in fields:
+            try:
+                value = int(rest[2])
+            except ValueError:
+                yield out(f"Bad value: {rest[2]}\n")
+                return 255
+            attr = fields[rest[1]]
+            if attr is not None:
+                setattr(b, attr, bool(value) if attr in ("ac", "usb", "wireless") else value)
+            b.frozen = True
+            return 0
+        yield out("Battery service (battery) commands:\n  help\n    Print this help text.\n"
+                  "  get [-f] [ac|usb|wireless|dock|status|level|temp|present|counter|invalid]"
+                  "\n  set [-f] [ac|usb|wireless|dock|status|level|temp|present|counter|"
+                  "invalid] <value>\n    Force a battery property value, freezing battery "
+                  "state.\n  unplug [-f]\n    Force battery unplugged, freezing battery "
+                  "state.\n  reset [-f]\n    Unfreeze battery state, returning to current "
+                  "hardware values.\n")
+        return 0 if verb in ("help", "-h") else 255
+    api = p.api_level
+    lines = ["Current Battery Service state:"]
+    if b.frozen:
+        lines.append("  (UPDATES STOPPED -- use 'reset' to restart)")
+    lines += [f"  AC powered: {str(b.ac).lower()}", f"  USB powered: {str(b.usb).lower()}",
+              f"  Wireless powered: {str(b.wireless).lower()}"]
+    if api >= 33:
+        lines.append("  Dock powered: false")
+    lines += ["  Max charging current: 500000", "  Max charging voltage: 5000000",
+              f"  Charge counter: {b.level * 45330}", f"  status: {b.status}",
+              f"  health: {b.health}", "  present: true", f"  level: {b.level}",
+              "  scale: 100", f"  voltage: {b.voltage}", f"  temperature: {b.temperature}",
+              "  technology: Li-ion"]
+    if api >= 34:
+        lines += [f"  Charging state: {1 if b.status == 2 else 0}", "  Charging policy: 1"]
+    if api >= 35:
+        lines.append("  Capacity level: 4")
+    yield out("\n".join(lines) + "\n")
+    return 0
+
+
+def _dumpsys_package(p: Proc, name: str | None) -> str:
+    if name == "packages":  # the section with every package
+        name = None
+    rows = [pk for pk in packages(p.model) if name is None or pk.name == name]
+    if not rows:
+        return f"Unable to find package: {name}\n" if name else ""
+    lines = ["Packages:"]
+    for pk in rows:
+        lines += [
+            f"  Package [{pk.name}] ({_hash8(pk.name)}):",
+            f"    codePath={posixpath.dirname(apk_path(pk))}",
+            f"    versionCode={pk.version_code} minSdk=28 targetSdk={p.api_level}",
+            f"    versionName={pk.version_name}",
+            f"    flags=[ {'SYSTEM ' if pk.system else ''}HAS_CODE ALLOW_CLEAR_USER_DATA ]",
+        ]
+        if pk.launcher:
+            comp = short_component(pk.name, qualify(pk.name, pk.launcher))
+            lines += ["    Activity Resolver Table:", f"      {_hash8(comp)} {comp} filter"]
+    return "\n".join(lines) + "\n"
+
+
+@command("dumpsys")
+def dumpsys(p: Proc) -> Gen:
+    args = p.argv[1:]
+    if not args:
+        yield out("Currently running services:\n  activity\n  battery\n  input_method\n"
+                  "  package\n  power\n  window\n")
+        return 0
+    service, rest = args[0], args[1:]
+    what = rest[0] if rest and not rest[0].startswith("-") else ""
+    if service == "window":
+        yield out(_dumpsys_window(p, what))
+    elif service == "activity":
+        yield out(_dumpsys_activity(p, what))
+    elif service == "battery":
+        return (yield from _dumpsys_battery(p, rest))
+    elif service == "package":
+        yield out(_dumpsys_package(p, what or None))
+    elif service == "input_method":
+        yield out("  mCurInputMethodId=com.android.inputmethod.latin/.LatinIME\n"
+                  "  mInputShown=false\n  mServedView=null\n")
+    elif service == "power":
+        yield out("POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\n"
+                  "  mWakefulnessChanging=false\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker"
+                  "=true\n  Display Power: state=ON\n")
+    elif service == "display":
+        w, h = p.model.display_size()
+        rot = int(getattr(p.model.screens, "rotation", 0))
+        cw, ch = (h, w) if rot % 2 else (w, h)
+        yield out(f"DISPLAY MANAGER (dumpsys display)\n  mDefaultDisplayId=0\n"
+                  f"  mBaseDisplayInfo=DisplayInfo{{\"Built-in Screen\", displayId 0, real "
+                  f"{w} x {h}, largest app {h} x {h}, smallest app {w} x {w}, rotation 0, "
+                  f"state ON}}\n"
+                  f"  mOverrideDisplayInfo=DisplayInfo{{\"Built-in Screen\", displayId 0, real "
+                  f"{cw} x {ch}, largest app {h} x {h}, smallest app {w} x {w}, rotation "
+                  f"{rot}, state ON}}\n")
+    elif service in ("meminfo", "cpuinfo", "gfxinfo", "notification", "audio", "wifi",
+                     "connectivity", "SurfaceFlinger", "alarm", "usagestats"):
+        yield out(f"(dumpsys {service}: not simulated by the virtual phone)\n")
+    else:
+        yield err(f"Can't find service: {service}\n")
+    return 0
