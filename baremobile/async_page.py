@@ -72,6 +72,10 @@ VERBS = (
     "pull_into",
     "focused_field",
     "shell",
+    "double_tap",
+    "drag",
+    "pinch",
+    "gesture",
 )
 
 #: Seconds an idle worker thread waits for work before it ends (the next call starts one).

@@ -48,6 +48,7 @@ __all__ = [
     "InvalidArgument",
     "UnsupportedText",
     "InvalidScenario",
+    "Unsupported",
     "Busy",
     "PageClosed",
     "AdbKeyError",
@@ -346,8 +347,10 @@ class UnsupportedText(InvalidArgument):
 
     code = "UNSUPPORTED_TEXT"
     default_hint = (
-        "Android's 'input text' types printable ASCII only; "
-        "remove or transliterate the characters named, or paste them via the clipboard"
+        "Android's 'input text' types printable ASCII only, and stock Android has no shell "
+        "command that sets the clipboard; remove or transliterate the characters named, "
+        "or hand the text to an app another way (an intent extra such as "
+        "android.intent.extra.TEXT, or the page itself for web content)"
     )
 
     def __init__(self, characters: Sequence[str], *, hint: str | None = None) -> None:
@@ -363,6 +366,19 @@ class InvalidScenario(InvalidArgument):
         "check the file (docs/scenarios.md describes the format), or use the built-in "
         "phone: device 'virtual'"
     )
+
+
+class Unsupported(BaremobileError):
+    """Android does not allow this over ADB without an installed app (on this device, or
+    at all); the message says why, in the device's own words where it gave any."""
+
+    code = "UNSUPPORTED"
+    default_hint = "there is no way to do this through the shell on this device"
+
+    def __init__(self, message: str, *, device_output: str = "", hint: str | None = None
+                 ) -> None:
+        self.device_output = device_output
+        super().__init__(message, hint=hint)
 
 
 class Busy(BaremobileError):

@@ -45,6 +45,7 @@ from baremobile.errors import (
 )
 from baremobile.keycodes import KEYCODES, keycode
 from baremobile.localfiles import write_atomically
+from baremobile.page_touch import GestureVerbs
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
@@ -185,7 +186,7 @@ class Screenshot:
 _DIRECTIONS = ("up", "down", "left", "right")
 
 
-class Page:
+class Page(GestureVerbs):
     """An Android device as an agent sees it. Create it with :func:`connect`.
 
     Thread-safe: calls are serialised per page. Use as a context manager, or call

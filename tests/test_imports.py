@@ -47,8 +47,10 @@ LAYERS: list[list[str]] = [
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
     ["baremobile.async_page"],
     ["baremobile.page"],
+    ["baremobile.page_touch"],  # verb families mixed into Page
+    ["baremobile.device_touch"],  # routes for a verb family, over a Device
     ["baremobile.device"],
-    ["baremobile.keycodes"],
+    ["baremobile.gestures", "baremobile.keycodes"],  # sans-I/O planning, tables
     ["baremobile.localfiles"],  # writing files of this computer (page, tools)
     ["baremobile.snapshot"],
     ["baremobile.transport"],

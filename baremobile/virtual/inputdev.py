@@ -156,13 +156,35 @@ class Frame:
 
 class MultiTouchDecoder:
     """Slots → frames, as the kernel's input-mt core and Android's
-    ``MultiTouchMotionAccumulator`` see a type-B stream."""
+    ``MultiTouchMotionAccumulator`` see a type-B stream.
 
-    def __init__(self, slots: int = 10) -> None:
+    A contact is *hovering* — reported to no window — when the device has a pressure axis
+    and the contact's pressure is 0, or when the device has ``BTN_TOUCH`` and it is not
+    down (``MultiTouchInputMapper``: ``isHovering``); such contacts are left out of the
+    frames.
+    """
+
+    def __init__(self, slots: int = 10, *, pressure: bool = False,
+                 btn_touch: bool = False) -> None:
         self.slot = 0
         self._ids: dict[int, int] = {}  # slot -> tracking id
         self._pos: dict[int, list[int]] = {}  # slot -> [x, y]
+        self._pressure: dict[int, int] = {}  # slot -> pressure
         self._slots = slots
+        self._has_pressure = pressure
+        self._has_btn = btn_touch
+        self._btn_down = False
+
+    @classmethod
+    def for_device(cls, dev: InputDevice) -> MultiTouchDecoder:
+        slot = dev.axes.get(ABS_MT_SLOT)
+        return cls(slot.maximum + 1 if slot else 1, pressure=ABS_MT_PRESSURE in dev.axes,
+                   btn_touch=BTN_TOUCH in dev.keys)
+
+    def _touching(self, slot: int) -> bool:
+        if self._has_btn and not self._btn_down:
+            return False
+        return not self._has_pressure or self._pressure.get(slot, 0) > 0
 
     def feed(self, events: Iterable[tuple[int, int, int]], time_ms: float) -> list[Frame]:
         """Apply ``(type, code, value)`` events; one :class:`Frame` per ``SYN_REPORT``."""
@@ -175,6 +197,7 @@ class MultiTouchDecoder:
                 elif code == ABS_MT_TRACKING_ID:
                     if value < 0:
                         self._ids.pop(self.slot, None)
+                        self._pressure.pop(self.slot, None)
                     else:
                         self._ids[self.slot] = value
                         self._pos.setdefault(self.slot, [0, 0])
@@ -182,7 +205,12 @@ class MultiTouchDecoder:
                     self._pos.setdefault(self.slot, [0, 0])[0] = value
                 elif code == ABS_MT_POSITION_Y:
                     self._pos.setdefault(self.slot, [0, 0])[1] = value
+                elif code == ABS_MT_PRESSURE:
+                    self._pressure[self.slot] = value
+            elif etype == EV_KEY and code == BTN_TOUCH:
+                self._btn_down = value != 0
             elif etype == EV_SYN and code == SYN_REPORT:
                 frames.append(Frame(time_ms, {tid: (self._pos[s][0], self._pos[s][1])
-                                              for s, tid in sorted(self._ids.items())}))
+                                              for s, tid in sorted(self._ids.items())
+                                              if self._touching(s)}))
         return frames

@@ -450,7 +450,9 @@ class PhoneModel:
         if now < dev.ready_at_ms or not dev.is_touchscreen:
             return  # InputReader has not opened it yet, or it is not a touch screen
         with self.lock:
-            decoder = self._decoders.setdefault(dev.number, MultiTouchDecoder())
+            decoder = self._decoders.get(dev.number)
+            if decoder is None:
+                decoder = self._decoders[dev.number] = MultiTouchDecoder.for_device(dev)
             frames = decoder.feed(events, now)
         w, h = self.display_size()
         touch_frame = getattr(self.screens, "touch_frame", None)
