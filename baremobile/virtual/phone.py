@@ -66,6 +66,8 @@ class VirtualPhone:
             from the start.
         api_level: Android API level the shell emulates (quirks depend on it).
         clock: injectable clock for the shell's ``sleep`` and dump delays.
+        input_latency: spend on the clock what a real device spends starting ``input``,
+            ``uinput`` and ``sendevent`` (use it with a fake clock; see ``PhoneModel``).
         on_auth_prompt: called with the key when a host asks to be allowed.
         model: a ready :class:`~baremobile.virtual.model.PhoneModel` (overrides
             ``scenario``, ``api_level``, ``serial`` and ``clock``).
@@ -85,11 +87,13 @@ class VirtualPhone:
         on_auth_prompt: Callable[[AndroidPublicKey], None] | None = None,
         features: Iterable[str] | None = None,
         model: Any = None,
+        input_latency: bool = False,
     ) -> None:
         if model is None:
             from baremobile.virtual.model import PhoneModel
 
-            model = PhoneModel(scenario, api_level=api_level, serial=serial, clock=clock)
+            model = PhoneModel(scenario, api_level=api_level, serial=serial, clock=clock,
+                               input_latency=input_latency)
         self.model = model
         self.keys = KeyStore(auth, [_as_key(k) for k in trusted_keys])
         self.faults = Faults()
