@@ -84,6 +84,8 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
                                "was aborted and the next call reconnects"),
     "TIMEOUT": ("TIMEOUT", "a wait or a device command ran out of time"),
     "COMMAND_FAILED": ("COMMAND_FAILED", "a command on the device reported failure"),
+    "UNSUPPORTED": ("UNSUPPORTED", "Android does not allow it over ADB without an installed "
+                                   "app (the message says why, in the device's words)"),
     "SERVICE_REFUSED": ("COMMAND_FAILED", "the device does not offer this service "
                                           "(old Android, missing feature)"),
     "ADB_SERVER_FAIL": ("COMMAND_FAILED", "the adb server refused a request"),
