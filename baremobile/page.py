@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from baremobile import device_system
 from baremobile.device import (
     HIDDEN_PASSWORD_DELETES,
     Device,
@@ -45,6 +46,8 @@ from baremobile.errors import (
 )
 from baremobile.keycodes import KEYCODES, keycode
 from baremobile.localfiles import write_atomically
+from baremobile.page_device import DeviceVerbs
+from baremobile.page_read import ReadVerbs
 from baremobile.page_touch import GestureVerbs
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.tree import Node
@@ -186,7 +189,7 @@ class Screenshot:
 _DIRECTIONS = ("up", "down", "left", "right")
 
 
-class Page(GestureVerbs):
+class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
     """An Android device as an agent sees it. Create it with :func:`connect`.
 
     Thread-safe: calls are serialised per page. Use as a context manager, or call
@@ -551,11 +554,17 @@ class Page(GestureVerbs):
     def recents(self) -> None:
         self.press("app_switch")
 
-    def launch(self, package: str) -> None:
-        """Start an app by package name (its launcher activity)."""
-        validate_package(package)
+    def launch(self, package: str | None = None, *, label: str | None = None) -> str:
+        """Start an app (its launcher activity) by package name, or by the ``label`` the
+        launcher shows (read from the apps' APKs on the device); returns the package."""
+        if (package is None) == (label is None):
+            raise InvalidArgument("give the app's package or its label (one of them)")
+        if package is not None:
+            validate_package(package)
         with self._using():
+            package = package or self._apps().by_label(label)  # type: ignore[arg-type]
             self.device.launch(package)
+            return package
 
     def open_url(self, uri: str) -> None:
         """Open a URI with the app that handles it (ACTION_VIEW)."""
@@ -607,9 +616,15 @@ class Page(GestureVerbs):
         *,
         timeout: float = 10.0,
         interval: float = 0.5,
-    ) -> Node:
-        """Snapshot until an element matches; return it."""
+        gone: bool = False,
+    ) -> Node | None:
+        """Snapshot until an element matches and return it — or, with ``gone=True``, until
+        none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen."""
         sel = Selector.of(selector)
+        if gone:
+            self._poll(lambda s: len(sel.matches(s)) <= sel.index, f"{sel} to disappear",
+                       timeout, interval, happened="did not disappear")
+            return None
         snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout, interval)
         return sel.matches(snap)[sel.index]
 
@@ -617,7 +632,8 @@ class Page(GestureVerbs):
         """Snapshot until two consecutive dumps are identical."""
         return self.snapshot(stable=True, timeout=timeout)
 
-    def _poll(self, ok: Any, what: str, timeout: float, interval: float) -> Snapshot:
+    def _poll(self, ok: Any, what: str, timeout: float, interval: float,
+              happened: str = "did not appear") -> Snapshot:
         for name, value in (("timeout", timeout), ("interval", interval)):
             if (
                 isinstance(value, bool)
@@ -636,7 +652,7 @@ class Page(GestureVerbs):
                     return snap
                 if time.monotonic() + interval > deadline:
                     raise CommandTimeout(
-                        f"{what} did not appear within {timeout:g} s",
+                        f"{what} {happened} within {timeout:g} s",
                         hint="check the last snapshot ({last_snapshot}); "
                         "the screen may need scrolling or a different selector",
                     )
@@ -649,8 +665,10 @@ class Page(GestureVerbs):
         *,
         direction: str = "down",
         max_scrolls: int = 10,
+        click_after: bool = False,
     ) -> Node:
-        """Scroll ``target`` (or the screen) until an element matches; return it."""
+        """Scroll ``target`` (or the screen) until an element matches; return it (tapped
+        first with ``click_after=True``)."""
         sel = Selector.of(selector)
         limit = number("max_scrolls", max_scrolls, minimum=0, maximum=200)
         if direction not in _DIRECTIONS:
@@ -663,6 +681,8 @@ class Page(GestureVerbs):
             for _ in range(limit + 1):
                 found = sel.matches(snap)
                 if len(found) > sel.index:
+                    if click_after:
+                        self.tap(sel)  # the snapshot just taken resolves it
                     return found[sel.index]
                 before = snap.text
                 self._swipe_within(area, direction, 0.6, 400)
@@ -676,10 +696,14 @@ class Page(GestureVerbs):
 
     # -- the device ---------------------------------------------------------------------
     def device_info(self) -> dict[str, Any]:
-        """Model, Android version, API level, screen size and density, foreground app."""
+        """Model, Android version, API level, screen size (as the screen is turned now) and
+        density, orientation, battery, foreground app."""
         with self._using():
             props = self.device.props()
             w, h = self.device.screen_size()
+            turned = device_system.rotation(self.device)
+            if turned["rotation"] % 2:
+                w, h = h, w
             focus = self.device.focus()
             return {
                 "serial": self.serial,
@@ -689,6 +713,8 @@ class Page(GestureVerbs):
                 "android": props.get("ro.build.version.release", ""),
                 "api_level": self.device.api_level,
                 "screen": {"width": w, "height": h, "density": self.device.density()},
+                "orientation": turned,
+                "battery": device_system.battery(self.device),
                 "foreground": {"package": focus.package, "activity": focus.activity}
                 if focus
                 else None,

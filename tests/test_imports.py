@@ -47,10 +47,11 @@ LAYERS: list[list[str]] = [
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
     ["baremobile.async_page"],
     ["baremobile.page"],
-    ["baremobile.page_touch"],  # verb families mixed into Page
-    ["baremobile.device_touch"],  # routes for a verb family, over a Device
+    ["baremobile.page_touch", "baremobile.page_device", "baremobile.page_read"],  # mixins
+    ["baremobile.device_touch", "baremobile.device_apps", "baremobile.device_system",
+     "baremobile.device_files"],  # a verb family's commands over a Device
     ["baremobile.device"],
-    ["baremobile.gestures", "baremobile.keycodes"],  # sans-I/O planning, tables
+    ["baremobile.gestures", "baremobile.apk", "baremobile.keycodes"],  # no I/O
     ["baremobile.localfiles"],  # writing files of this computer (page, tools)
     ["baremobile.snapshot"],
     ["baremobile.transport"],

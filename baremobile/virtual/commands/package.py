@@ -121,6 +121,44 @@ def _pm_uninstall(p: Proc, args: list[str]) -> Gen:
     return 1
 
 
+def _pmquery(p: Proc, args: list[str]) -> Gen:
+    """``query-activities [--brief|--components] INTENT``: every activity the intent
+    resolves to (``PackageManagerShellCommand.runQueryIntentActivities``); the launcher
+    intent lists every app with a launcher activity."""
+    brief, components = "--brief" in args, "--components" in args
+    try:
+        it = parse_intent([a for a in args if a not in ("--brief", "--components")],
+                          StartOptions())
+    except (IntentError, ValueError) as exc:
+        yield err(f"Error: {exc}\n")
+        return 255
+    if it.action == "android.intent.action.MAIN" and it.categories == [
+            "android.intent.category.LAUNCHER"]:
+        found = [(pk.name, qualify(pk.name, pk.launcher)) for pk in packages(p.model)
+                 if pk.launcher]
+    else:
+        target = resolve(p.model, it)
+        found = [(target[0], qualify(target[0], target[1]))] if isinstance(
+            target, tuple) and target[0] and target[1] else []
+    if not found:
+        yield out("No activities found\n")
+        return 0
+    if not (brief or components):
+        yield out(f"{len(found)} activities found:\n")
+    for k, (pkg, cls) in enumerate(found):
+        comp = short_component(pkg, cls)
+        if components:
+            yield out(comp + "\n")
+        elif brief:
+            yield out(f"  Activity #{k}:\n    priority=0 preferredOrder=0 match=0x108000 "
+                      f"specificIndex=-1 isDefault=false\n    {comp}\n")
+        else:
+            yield out(f"  Activity #{k}:\n    ActivityInfo:\n      name={cls}\n"
+                      f"      packageName={pkg}\n      labelRes=0x7f010000 "
+                      "nonLocalizedLabel=null icon=0x7f020000 banner=0x0\n")
+    return 0
+
+
 _PM_TAIL = binder_tail("com.android.server.pm.PackageManagerService$IPackageManagerImpl",
                        "PackageManagerService.java", 6891,
                        "android.content.pm.IPackageManager$Stub", 4341)
@@ -169,6 +207,8 @@ def pm(p: Proc) -> Gen:
         return 0
     if sub == "resolve-activity":
         return (yield from _pmresolve(p, rest))
+    if sub == "query-activities":
+        return (yield from _pmquery(p, rest))
     if sub in ("install", "install-streaming"):
         yield out("Success\n")
         return 0

@@ -1,0 +1,221 @@
+"""An app's label, read from its APK without an installed helper (no I/O here: the caller
+hands in a seekable file, e.g. one that reads byte ranges off the device).
+
+No shell command prints application labels — ``dumpsys package`` and ``cmd package
+query-activities`` show ``labelRes=0x7f…``, a resource id — so the label is read where the
+launcher reads it: ``AndroidManifest.xml``'s ``<application android:label>`` (binary XML)
+and, when that is a reference, the string in ``resources.arsc`` (the resource table),
+layouts as in ``frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h``. The
+ZIP itself is read by :mod:`zipfile`, which only touches the end of the file (the central
+directory) and the two entries.
+
+Handled: UTF-8 and UTF-16 string pools, sparse and 16-bit-offset type chunks, compact
+entries (aapt2's newer encodings), references to references, and choosing the
+configuration: the requested language if the table has it, else the default one.
+"""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+from dataclasses import dataclass
+from typing import IO
+
+__all__ = ["ApkInfo", "read_apk", "ApkError"]
+
+_STRING_POOL, _TABLE, _XML = 0x0001, 0x0002, 0x0003
+_XML_START_EL, _XML_RESOURCE_MAP = 0x0102, 0x0180
+_TABLE_PACKAGE, _TABLE_TYPE = 0x0200, 0x0201
+_UTF8_FLAG = 0x100
+_TYPE_REFERENCE, _TYPE_STRING, _TYPE_INT_DEC, _TYPE_INT_HEX = 0x01, 0x03, 0x10, 0x11
+_ATTR_LABEL, _ATTR_VERSION_CODE, _ATTR_VERSION_NAME = 0x01010001, 0x0101021B, 0x0101021C
+_NO_ENTRY = 0xFFFFFFFF
+# ResTable_type flags / ResTable_entry flags
+_FLAG_SPARSE, _FLAG_OFFSET16 = 0x01, 0x02
+_ENTRY_COMPLEX, _ENTRY_COMPACT = 0x0001, 0x0008
+
+
+class ApkError(ValueError):
+    """The file is not an APK this reader understands."""
+
+
+@dataclass(frozen=True)
+class ApkInfo:
+    """What the manifest says (``label`` resolved to text when it can be)."""
+
+    package: str
+    label: str | None
+    version_code: int | None
+    version_name: str | None
+
+
+def _strings(data: bytes, off: int) -> list[str]:
+    """A ``ResStringPool`` chunk at ``off``."""
+    _t, header, _size, count, _styles, flags, start, _ = struct.unpack_from("<HHIIIIII", data, off)
+    offsets = struct.unpack_from(f"<{count}I", data, off + header)
+    base = off + start
+    utf8 = bool(flags & _UTF8_FLAG)
+    out = []
+    for o in offsets:
+        p = base + o
+        if utf8:
+            p += 2 if data[p] & 0x80 else 1  # UTF-16 length
+            n = data[p]
+            if n & 0x80:
+                n = ((n & 0x7F) << 8) | data[p + 1]
+                p += 2
+            else:
+                p += 1
+            out.append(data[p:p + n].decode("utf-8", "replace"))
+        else:
+            n = struct.unpack_from("<H", data, p)[0]
+            p += 2
+            if n & 0x8000:
+                n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p)[0]
+                p += 2
+            out.append(data[p:p + 2 * n].decode("utf-16-le", "replace"))
+    return out
+
+
+def _manifest(data: bytes) -> tuple[str, tuple[int, int], int | None, str | None]:
+    """(package, application label as (dataType, data) — a string index for
+    ``TYPE_STRING`` —, versionCode, versionName) of a binary manifest."""
+    if len(data) < 8 or struct.unpack_from("<H", data, 0)[0] != _XML:
+        raise ApkError("AndroidManifest.xml is not binary XML")
+    pos = struct.unpack_from("<H", data, 2)[0]
+    strings: list[str] = []
+    ids: tuple[int, ...] = ()
+    package, label, code, name = "", (0, 0), None, None
+    while pos + 8 <= len(data):
+        ctype, _header, size = struct.unpack_from("<HHI", data, pos)
+        if size < 8:
+            break
+        if ctype == _STRING_POOL:
+            strings = _strings(data, pos)
+        elif ctype == _XML_RESOURCE_MAP:
+            ids = struct.unpack_from(f"<{(size - 8) // 4}I", data, pos + 8)
+        elif ctype == _XML_START_EL:
+            el_name = strings[struct.unpack_from("<I", data, pos + 20)[0]]
+            a_start, a_size, a_count = struct.unpack_from("<HHH", data, pos + 24)
+            for k in range(a_count):
+                a = pos + 16 + a_start + k * a_size  # after the node header, in the ext
+                _ns, aname, raw, _vs, _r, dtype, value = struct.unpack_from("<IIIHBBI", data, a)
+                # the resource map names android attributes even when their names are not
+                attr = ids[aname] if aname < len(ids) else (
+                    strings[aname] if aname < len(strings) else "")
+                text = strings[raw] if raw != _NO_ENTRY and raw < len(strings) else None
+                if el_name == "manifest" and attr == "package":
+                    package = text or ""
+                elif el_name == "manifest" and attr in (_ATTR_VERSION_CODE, "versionCode"):
+                    code = value if dtype in (_TYPE_INT_DEC, _TYPE_INT_HEX) else None
+                elif el_name == "manifest" and attr in (_ATTR_VERSION_NAME, "versionName"):
+                    name = text if dtype == _TYPE_STRING else name
+                elif el_name == "application" and attr in (_ATTR_LABEL, "label"):
+                    label = (_TYPE_STRING, raw) if dtype == _TYPE_STRING else (dtype, value)
+        pos += size
+    return package, label, code, name
+
+
+def _resolve(table: bytes, resid: int, language: str, depth: int = 0) -> str | None:
+    """The string resource ``resid`` in the resource table (following references)."""
+    if depth > 4 or len(table) < 12 or struct.unpack_from("<H", table, 0)[0] != _TABLE:
+        return None
+    pkg_id, type_id, entry_id = resid >> 24, (resid >> 16) & 0xFF, resid & 0xFFFF
+    pos = struct.unpack_from("<H", table, 2)[0]
+    values: list[str] = []
+    best: tuple[int, int, int] | None = None  # (score, dtype, data)
+    while pos + 8 <= len(table):
+        ctype, header, size = struct.unpack_from("<HHI", table, pos)
+        if size < 8:
+            break
+        if ctype == _STRING_POOL and not values:
+            values = _strings(table, pos)
+        elif ctype == _TABLE_PACKAGE and struct.unpack_from("<I", table, pos + 8)[0] == pkg_id:
+            sub = pos + header
+            end = pos + size
+            while sub + 8 <= end:
+                st, sh, ss = struct.unpack_from("<HHI", table, sub)
+                if ss < 8:
+                    break
+                if st == _TABLE_TYPE and table[sub + 8] == type_id:
+                    found = _entry(table, sub, sh, entry_id)
+                    if found is not None:
+                        lang = table[sub + 20 + 8:sub + 20 + 10].rstrip(b"\0").decode(
+                            "ascii", "replace")
+                        score = 2 if lang and lang == language else (1 if not lang else 0)
+                        if best is None or score > best[0]:
+                            best = (score, *found)
+                sub += ss
+        pos += size
+    if best is None:
+        return None
+    _, dtype, data = best
+    if dtype == _TYPE_STRING and data < len(values):
+        return values[data]
+    if dtype == _TYPE_REFERENCE:
+        return _resolve(table, data, language, depth + 1)
+    return None
+
+
+def _entry(table: bytes, pos: int, header: int, entry_id: int) -> tuple[int, int] | None:
+    """(dataType, data) of entry ``entry_id`` in the type chunk at ``pos``."""
+    flags = table[pos + 9]
+    count, start = struct.unpack_from("<II", table, pos + 12)
+    offsets_at = pos + header
+    if flags & _FLAG_SPARSE:
+        off = None
+        for k in range(count):
+            idx, o16 = struct.unpack_from("<HH", table, offsets_at + 4 * k)
+            if idx == entry_id:
+                off = o16 * 4
+                break
+        if off is None:
+            return None
+    else:
+        if entry_id >= count:
+            return None
+        if flags & _FLAG_OFFSET16:
+            o = struct.unpack_from("<H", table, offsets_at + 2 * entry_id)[0]
+            if o == 0xFFFF:
+                return None
+            off = o * 4
+        else:
+            off = struct.unpack_from("<I", table, offsets_at + 4 * entry_id)[0]
+            if off == _NO_ENTRY:
+                return None
+    e = pos + start + off
+    size, eflags = struct.unpack_from("<HH", table, e)
+    if eflags & _ENTRY_COMPACT:  # key in `size`, dataType in the flags' high byte
+        return eflags >> 8, struct.unpack_from("<I", table, e + 4)[0]
+    if eflags & _ENTRY_COMPLEX:
+        return None
+    _vsize, _res0, dtype, data = struct.unpack_from("<HBBI", table, e + size)
+    return dtype, data
+
+
+def read_apk(f: IO[bytes], *, language: str = "en") -> ApkInfo:
+    """Package, label, version code and name of the APK in ``f`` (seekable)."""
+    try:
+        with zipfile.ZipFile(f) as z:
+            manifest = z.read("AndroidManifest.xml")
+            package, (ltype, ldata), code, name = _manifest(manifest)
+            label: str | None = None
+            if ltype == _TYPE_STRING:
+                label = _label_string(manifest, ldata)
+            elif ltype == _TYPE_REFERENCE:
+                try:
+                    table = z.read("resources.arsc")
+                except KeyError:
+                    table = b""
+                label = _resolve(table, ldata, language)
+    except (zipfile.BadZipFile, KeyError, struct.error, IndexError) as exc:
+        raise ApkError(f"not a readable APK: {exc}") from None
+    return ApkInfo(package, label, code, name)
+
+
+def _label_string(manifest: bytes, index: int) -> str | None:
+    pos = struct.unpack_from("<H", manifest, 2)[0]
+    if struct.unpack_from("<H", manifest, pos)[0] != _STRING_POOL:
+        return None
+    strings = _strings(manifest, pos)
+    return strings[index] if index < len(strings) else None

@@ -1,0 +1,244 @@
+"""Apps on a device: listing with kinds, versions and labels, labels read from the APKs,
+launching by label, uninstalling.
+
+* ``pm list packages -f [-3|-s] [--show-versioncode]`` gives every package with its APK
+  path (and version code, API 28+) in one round trip; ``dumpsys package packages``
+  filtered on the device gives the version names in one more.
+* Labels: no shell command prints them (``dumpsys package`` shows ``labelRes=0x7f…``), so
+  each APK's manifest and resource table are read with :mod:`baremobile.apk` through a
+  :class:`RemoteFile` that fetches byte ranges (:meth:`Device.read_part`, large blocks,
+  cached) — the central directory at the end, then the two entries. Labels are cached per
+  APK path, which changes whenever the app is updated.
+* Launching by label looks among the launcher activities only
+  (``cmd package query-activities --brief -a MAIN -c LAUNCHER``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from baremobile.apk import ApkError, read_apk
+from baremobile.device import Device, command_line, quote, validate_package
+from baremobile.errors import CommandFailed, InvalidArgument
+
+__all__ = ["App", "Apps", "RemoteFile", "KINDS"]
+
+#: ``list_apps`` kinds: every package, user-installed (``pm list packages -3``), system (``-s``)
+KINDS = ("all", "user", "system")
+_BLOCK = 1 << 20  # read APKs in 1 MiB ranges: few round trips for a resource table
+
+
+@dataclass(frozen=True)
+class App:
+    """One installed package."""
+
+    package: str
+    path: str
+    system: bool
+    version_code: int | None = None
+    version_name: str | None = None
+    label: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"package": self.package, "system": self.system}
+        for k in ("label", "version_name", "version_code"):
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = v
+        return out
+
+
+class RemoteFile(io.RawIOBase):
+    """A device file as a seekable, read-only file, fetched in cached byte ranges."""
+
+    def __init__(self, device: Device, path: str, size: int, block: int = _BLOCK) -> None:
+        super().__init__()
+        self.device, self.path, self.size, self.block = device, path, size, block
+        self._pos = 0
+        self._blocks: dict[int, bytes] = {}
+        self.reads = 0  # round trips so far (for tests and benchmarks)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self.size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def _get(self, k: int) -> bytes:
+        if k not in self._blocks:
+            self._blocks[k] = self.device.read_part(self.path, k * self.block, self.block)
+            self.reads += 1
+        return self._blocks[k]
+
+    def readinto(self, buf: Any) -> int:
+        want = min(len(buf), self.size - self._pos)
+        if want <= 0:
+            return 0
+        out = bytearray()
+        while len(out) < want:
+            k, o = divmod(self._pos + len(out), self.block)
+            chunk = self._get(k)[o:o + want - len(out)]
+            if not chunk:
+                break
+            out += chunk
+        buf[:len(out)] = out
+        self._pos += len(out)
+        return len(out)
+
+
+_LIST = re.compile(r"^package:(?P<path>.+)=(?P<pkg>[\w.]+)(?: versionCode:(?P<code>\d+))?\s*$")
+_DUMP_PKG = re.compile(r"^\s*Package \[([\w.]+)\]")
+_VERSION_NAME = re.compile(r"^\s*versionName=(.*)$")
+
+
+class Apps:
+    """The apps of one :class:`~baremobile.device.Device` (labels cached)."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self._labels: dict[tuple[str, str], str | None] = {}  # (package, apk path) -> label
+        self._lock = threading.Lock()
+
+    # -- listing ---------------------------------------------------------------------------
+    def list(self, *, kind: str = "all", name: str | None = None, versions: bool = False,
+             labels: bool = False, language: str = "en") -> list[App]:
+        """Installed packages of ``kind`` (all, user, system), sorted; ``name`` keeps those
+        whose package (or, with ``labels``, label) contains it, case-insensitively."""
+        if kind not in KINDS:
+            raise InvalidArgument(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        apps = {**self._listed("-3"), **self._listed("-s")} if kind == "all" else \
+            self._listed("-3" if kind == "user" else "-s")
+        found = sorted(apps.values(), key=lambda a: a.package)
+        if versions:
+            names = self._version_names()
+            found = [App(a.package, a.path, a.system, a.version_code, names.get(a.package))
+                     for a in found]
+        if labels:
+            found = [App(a.package, a.path, a.system, a.version_code, a.version_name,
+                         self.label(a.package, a.path, language=language)) for a in found]
+        if name:
+            needle = name.casefold()
+            found = [a for a in found if needle in a.package.casefold()
+                     or (a.label is not None and needle in a.label.casefold())]
+        return found
+
+    def _listed(self, flag: str) -> dict[str, App]:
+        argv = ["pm", "list", "packages", "-f", flag]
+        if self.device.api_level >= 28:
+            argv.append("--show-versioncode")
+        out: dict[str, App] = {}
+        for line in self.device.run(argv).text.splitlines():
+            m = _LIST.match(line.strip())
+            if m:
+                code = m.group("code")
+                out[m.group("pkg")] = App(m.group("pkg"), m.group("path"), flag == "-s",
+                                          int(code) if code else None)
+        return out
+
+    def _version_names(self) -> dict[str, str]:
+        pattern = quote(r"^  Package \[|versionName=")
+        text = self.device.transport.shell(
+            f"dumpsys package packages | grep -E {pattern}").text
+        names: dict[str, str] = {}
+        current = None
+        for line in text.splitlines():
+            m = _DUMP_PKG.match(line)
+            if m:
+                current = m.group(1)
+                continue
+            v = _VERSION_NAME.match(line)
+            if v and current and current not in names:  # the first: the active copy
+                names[current] = v.group(1).strip()
+        return names
+
+    # -- labels ----------------------------------------------------------------------------
+    def label(self, package: str, path: str | None = None, *, language: str = "en"
+              ) -> str | None:
+        """The app's label as its launcher shows it (None if the APK has none)."""
+        if path is None:
+            path = self.path(package)
+        key = (package, path)
+        with self._lock:
+            if key in self._labels:
+                return self._labels[key]
+        size, _kind = self.device.file_info(path)
+        try:
+            label = read_apk(RemoteFile(self.device, path, size), language=language).label
+        except ApkError:
+            label = None
+        with self._lock:
+            self._labels[key] = label
+        return label
+
+    def path(self, package: str) -> str:
+        """``pm path``: the base APK of ``package``."""
+        validate_package(package)
+        r = self.device.run(["pm", "path", package], check=False)
+        paths = [ln[8:].strip() for ln in r.text.splitlines() if ln.startswith("package:")]
+        if not paths:
+            raise InvalidArgument(f"{package} is not installed on {self.device.serial}",
+                                  hint="list the packages with {apps}")
+        return next((p for p in paths if p.endswith("/base.apk")), paths[0])
+
+    def launchable(self) -> list[str]:
+        """Packages with a launcher activity (what the app drawer shows)."""
+        argv = ["cmd", "package", "query-activities", "--brief", "-a",
+                "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER"]
+        text = self.device.run(argv, check=False).text
+        pkgs = re.findall(r"^\s*([A-Za-z][\w.]*)/\S+\s*$", text, re.M)
+        return list(dict.fromkeys(pkgs))
+
+    def by_label(self, label: str) -> str:
+        """The package of the launchable app labelled ``label``: an exact match (ignoring
+        case), else the one app whose label contains it."""
+        if not isinstance(label, str) or not label.strip():
+            raise InvalidArgument("an app label is a non-empty string")
+        want = label.strip().casefold()
+        paths = {a.package: a.path for a in self.list()}
+        labelled = {p: self.label(p, paths[p]) for p in self.launchable() if p in paths}
+        exact = [p for p, lab in labelled.items() if lab and lab.casefold() == want]
+        if len(exact) == 1:
+            return exact[0]
+        near = [p for p, lab in labelled.items() if lab and want in lab.casefold()]
+        if len(exact) > 1 or len(near) > 1:
+            names = ", ".join(f"{labelled[p]} ({p})" for p in (exact or near))
+            raise InvalidArgument(f"several apps are called like {label!r}: {names}",
+                                  hint="launch one by its package name")
+        if near:
+            return near[0]
+        shown = ", ".join(sorted(lab for lab in labelled.values() if lab))
+        raise InvalidArgument(f"no launchable app is labelled {label!r}",
+                              hint=f"apps on this device: {shown}")
+
+    # -- removing --------------------------------------------------------------------------
+    def uninstall(self, package: str, *, keep_data: bool = False) -> str:
+        """``pm uninstall [-k] PACKAGE``; returns pm's answer (``Success``)."""
+        argv = ["pm", "uninstall", *(["-k"] if keep_data else []), validate_package(package)]
+        r = self.device.run(argv, check=False, timeout=120)
+        said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
+        if r.exit_code == 0 and "Success" in said:
+            with self._lock:
+                for key in [k for k in self._labels if k[0] == package]:
+                    del self._labels[key]
+            return said
+        reason = re.search(r"Failure \[(.*?)\]", said)
+        why = reason.group(1) if reason else said or f"exit status {r.exit_code}"
+        system = why == "DELETE_FAILED_INTERNAL_ERROR"
+        raise CommandFailed(
+            f"could not uninstall {package}: {why}", command=command_line(argv),
+            exit_code=r.exit_code, output=said,
+            hint=("system apps and unknown packages cannot be uninstalled: check the name "
+                  "with {apps}; a system app can only be stopped or have its data cleared")
+            if system else "the device refused; the message says why")

@@ -1,0 +1,61 @@
+"""Reading verbs of :class:`~baremobile.page.Page`: ``read`` (the text of the elements a
+selector matches, optionally filtered by a regular expression — clawperator's ``read``)
+and ``ui_xml`` (the raw ``uiautomator dump``, every attribute, for tools that want it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from baremobile.errors import InvalidArgument, RefNotFound
+
+__all__ = ["ReadVerbs"]
+
+
+def _text(node: Any) -> str:
+    return node.text or node.desc or ""
+
+
+class ReadVerbs:
+    """Mixed into :class:`~baremobile.page.Page` (``_using``, ``snapshot``, ``device``)."""
+
+    device: Any
+
+    def read(self, selector: Any, *, all: bool = False, regex: str | None = None,  # noqa: A002
+             fresh: bool = True) -> str | list[str]:
+        """The text (or, when it has none, the description) of the first element matching
+        ``selector`` — or of every match with ``all=True``. ``regex`` keeps only texts it
+        finds a match in (``re.search``); with nothing left: ``REF_NOT_FOUND``. Reads a
+        fresh snapshot unless ``fresh=False``."""
+        index = selector.get("index", 0) if isinstance(selector, Mapping) else \
+            getattr(selector, "index", 0)
+        pattern = None
+        if regex is not None:
+            if not isinstance(regex, str):
+                raise InvalidArgument(f"regex must be a string, not {regex!r}")
+            try:
+                pattern = re.compile(regex)
+            except re.error as exc:
+                raise InvalidArgument(f"regex {regex!r} is not valid: {exc}") from None
+        with self._using():  # type: ignore[attr-defined]
+            if fresh:
+                self.snapshot()  # type: ignore[attr-defined]
+            texts = [_text(n) for n in self.find(selector)]  # type: ignore[attr-defined]
+        if pattern is not None:
+            texts = [t for t in texts if pattern.search(t)]
+        if all:
+            return texts
+        if len(texts) <= index:
+            what = f"{dict(selector) if isinstance(selector, Mapping) else selector}" + (
+                f" with text matching /{regex}/" if regex else "")
+            raise RefNotFound(f"nothing on screen matches {what}",
+                              hint="take a snapshot and check the element's text, desc or id")
+        return texts[index]
+
+    def ui_xml(self, *, timeout: float = 30.0) -> str:
+        """The screen's hierarchy exactly as ``uiautomator dump`` writes it (every node,
+        every attribute). Prefer :meth:`snapshot` for acting: refs come from it."""
+        with self._using():  # type: ignore[attr-defined]
+            data = b"".join(self.device.dump_stream(timeout=timeout))
+        return data.decode("utf-8", "replace")
