@@ -65,6 +65,7 @@ def parse_ls(text: str) -> list[dict[str, Any]]:
 def list_dir(device: Device, path: str, *, offset: int = 0, limit: int = 200) -> dict[str, Any]:
     """One page of a directory: ``{"path", "entries", "total", "offset", "has_more"}``."""
     _absolute(path)
+    path = path.rstrip("/") or "/"
     r = device.run(["ls", "-la", path], check=False)
     if r.exit_code != 0 and not r.text.strip():
         said = r.stderr.decode("utf-8", "replace").strip() or f"exit status {r.exit_code}"

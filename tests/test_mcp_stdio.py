@@ -117,7 +117,8 @@ def test_stdio_no_device_start_then_a_device(phone, tmp_path):
         names = {t.name for t in listed}
         assert {"snapshot", "tap", "type", "press", "scroll", "swipe", "long_press", "launch",
                 "open_url", "back", "home", "screenshot", "find", "wait_for_text",
-                "wait_stable", "devices", "configure"} == names
+                "wait_stable", "devices", "configure", "wait_for", "scroll_until",
+                "read"} == names
         for t in listed:
             assert t.input_schema["type"] == "object" and t.description
             if t.name not in ("devices", "configure"):

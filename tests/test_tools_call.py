@@ -180,7 +180,9 @@ def test_every_core_tool_is_covered():
     core = {t.name for t in TOOLS if t.group == "core"}
     assert core == {"snapshot", "tap", "type", "press", "scroll", "swipe", "long_press",
                     "launch", "open_url", "back", "home", "screenshot", "find",
-                    "wait_for_text", "wait_stable", "devices"}
+                    "wait_for_text", "wait_stable", "devices",
+                    # issue 12's selector tools: tests/test_tools_breadth.py
+                    "wait_for", "scroll_until", "read"}
 
 
 # -- observing after acting ----------------------------------------------------------------
@@ -463,7 +465,7 @@ def test_install_app(page, phone, tmp_path):
 def test_files_group(page, tmp_path):
     ok(gcall(page, "write_file", {"path": "/sdcard/Download/note.txt", "text": "hi there"}))
     r = ok(gcall(page, "list_files", {"path": "/sdcard/Download"}))
-    assert "note.txt" in r["entries"]
+    assert "note.txt" in [e["name"] for e in r["entries"]]
     r = ok(gcall(page, "read_file", {"path": "/sdcard/Download/note.txt"}))
     assert r["text"] == "hi there" and r["size"] == 8 and r["encoding"] == "utf-8"
     r = ok(gcall(page, "read_file", {"path": "/sdcard/Download/note.txt", "max_bytes": 2}))

@@ -155,7 +155,11 @@ def error_data(exc: BaseException, verbs: Mapping[str, str] | None = None) -> di
 
 
 def _failure(name: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
-    return {"ok": False, "tool": name, "error": error_data(exc, tool_verbs(prefix))}
+    out = {"ok": False, "tool": name, "error": error_data(exc, tool_verbs(prefix))}
+    data = getattr(exc, "data", None)  # what a batch did before it stopped
+    if isinstance(data, dict):
+        out.update({k: v for k, v in data.items() if k not in out})
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -260,12 +264,41 @@ class _Ctx:
     device: str | None
     files_dir: str | None = None
     _page: Any = None
+    groups: Any = ()
+    prefix: str = ""
 
     @property
     def page(self) -> Any:
         if self._page is None:
             self._page = self.session.page(self.device)
         return self._page
+
+    def error(self, exc: BaseException) -> dict[str, str]:
+        """``exc`` as data, its hint in this front door's words."""
+        return error_data(exc, tool_verbs(self.prefix))
+
+    def run_step(self, name: Any, arguments: Any, *, time_left: float | None = None
+                 ) -> tuple[str, dict[str, Any]]:
+        """One step of a batch (``execute``), on this call's device, under the lock this
+        call already holds: ``(tool name, result)``; raises the step's error. A step that
+        waits gets at most ``time_left`` seconds."""
+        tool = _lookup(name, self.groups, self.prefix)
+        if time_left is not None and "timeout" in tool.properties and isinstance(arguments,
+                                                                                 dict):
+            wanted = arguments.get("timeout", self.options.timeout)
+            if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
+                arguments = {**arguments, "timeout": max(0.0, min(float(wanted), time_left))}
+        if tool.name == "execute" or not tool.needs_device:
+            raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
+                                  hint="steps are tools acting on the batch's device")
+        args = validate(arguments if arguments is not None else {}, tool.parameters())
+        asked = args.pop("device", None)
+        if asked and asked not in (self.device, self.page.serial):
+            raise InvalidArgument(f"a batch acts on one device; this step names {asked!r}",
+                                  hint="run a batch per device")
+        for key in tool.host_paths:
+            hostfiles.resolve(self.files_dir, args[key])
+        return tool.name, tool.run(self, args)
 
 
 def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
@@ -329,7 +362,7 @@ def call(
         for key in tool.host_paths:  # refused before any device is reached
             hostfiles.resolve(root, args[key])
         device = args.pop("device", None) if tool.needs_device else None
-        ctx = _Ctx(session, options, device, root)
+        ctx = _Ctx(session, options, device, root, groups=groups, prefix=prefix)
         if not tool.needs_device:
             result = tool.run(ctx, args)
         else:

@@ -26,7 +26,6 @@ __all__ = [
     "draw_grid",
     "grid_cell_center",
     "install_apk",
-    "list_files",
     "pull_to_host",
     "read_file",
     "statusbar",
@@ -121,17 +120,6 @@ def device_path_hint() -> Iterator[None]:
         if not exc.hint:
             exc.hint = "check the device path: list its folder ({list_files})"
         raise
-
-
-def list_files(page: Any, path: str) -> list[str]:
-    """Names in a device directory (``ls -A1F``: directories end with ``/``, links ``@``)."""
-    r = page.device.run(["ls", "-A1F", device_path(path)], check=False)
-    if r.exit_code != 0:
-        said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
-        raise CommandFailed(f"cannot list {path}: {said or 'ls failed'}", exit_code=r.exit_code,
-                            hint="check the path exists (list its parent)")
-    names = r.stdout.decode("utf-8", "replace").splitlines()
-    return [n for n in names if n and n not in ("./", "../")]
 
 
 def _utf8(data: bytes, cut: bool) -> str | None:

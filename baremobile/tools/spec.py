@@ -24,15 +24,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.errors import CommandTimeout, InvalidArgument
-from baremobile.tools import extras, hostfiles
+from baremobile.tools import batch, extras, hostfiles, verbs
+from baremobile.tools.targets import target as _target
+from baremobile.tools.targets import what as _what
 from baremobile.transport.base import check_text
 
 __all__ = ["GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "ToolSpec", "get", "select"]
 
 #: Every group; ``core`` is always on.
-GROUPS = ("core", "session", "apps", "files", "logs", "system", "vision")
+GROUPS = ("core", "session", "apps", "files", "logs", "system", "vision", "gestures",
+          "inspect", "batch")
 #: The groups behind a switch.
-OPTIONAL_GROUPS = ("apps", "files", "logs", "system", "vision")
+OPTIONAL_GROUPS = ("apps", "files", "logs", "system", "vision", "gestures", "inspect",
+                   "batch")
 
 
 @dataclass(frozen=True)
@@ -149,40 +153,6 @@ def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]
 # ---------------------------------------------------------------------------------------
 
 
-def _target(args: dict[str, Any], *, xy: bool = False, optional: bool = False) -> Any:
-    """The one target the arguments name: a ref, a selector or (x, y)."""
-    given = [k for k in ("ref", "selector") if k in args]
-    has_xy = "x" in args or "y" in args
-    if has_xy:
-        if not xy:
-            raise InvalidArgument("this tool takes ref or selector, not x/y")
-        if "x" not in args or "y" not in args:
-            raise InvalidArgument("x and y go together: give both", hint="or give a ref")
-        given.append("x/y")
-    if len(given) > 1:
-        raise InvalidArgument(f"give only one of {', '.join(given)}",
-                              hint="a ref from the latest snapshot is the most precise")
-    if not given:
-        if optional:
-            return None
-        choices = "ref, selector or x and y" if xy else "ref or selector"
-        raise InvalidArgument(f"say which element: give {choices}",
-                              hint="take a snapshot and use the [ref=N] of the element")
-    if given[0] == "ref":
-        return args["ref"]
-    if given[0] == "selector":
-        return dict(args["selector"])
-    return (args["x"], args["y"])
-
-
-def _what(target: Any) -> str:
-    if isinstance(target, int):
-        return f"ref {target}"
-    if isinstance(target, tuple):
-        return f"({target[0]:g}, {target[1]:g})"
-    return "{" + ", ".join(f"{k}={v!r}" for k, v in target.items()) + "}"
-
-
 def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any]:
     """``{"snapshot", "package", "refs", "truncated"}`` for a full snapshot, cut to
     ``max_chars`` at a line boundary (refs are never renumbered; cut ones stay usable)."""
@@ -253,11 +223,6 @@ def _scroll(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 def _swipe(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     ctx.page.swipe(a["x1"], a["y1"], a["x2"], a["y2"], a.get("ms", 300))
     return {"done": f"swiped from ({a['x1']:g}, {a['y1']:g}) to ({a['x2']:g}, {a['y2']:g})"}
-
-
-def _launch(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    ctx.page.launch(a["package"])
-    return {"done": f"launched {a['package']}"}
 
 
 def _open_url(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -363,11 +328,6 @@ def _configure(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 # -- optional groups ------------------------------------------------------------------------
 
 
-def _list_apps(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    apps = ctx.page.apps(third_party=a.get("third_party", False))
-    return {"packages": apps, "count": len(apps)}
-
-
 def _stop_app(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     ctx.page.device.force_stop(a["package"])
     return {"done": f"force-stopped {a['package']}"}
@@ -392,11 +352,6 @@ def _install(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     shown, apk = hostfiles.read_host_file(ctx.files_dir, a["apk"])
     said = extras.install_apk(ctx.page, apk, replace=a.get("replace", True))
     return {"done": f"installed {shown}", "output": said}
-
-
-def _list_files(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    names = extras.list_files(ctx.page, a["path"])
-    return {"path": a["path"], "entries": names, "count": len(names)}
 
 
 def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -445,8 +400,7 @@ def cut_log(text: str, max_chars: int | None) -> dict[str, Any]:
 
 
 def _logcat(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    text = ctx.page.logcat(lines=a.get("lines", 200), tag=a.get("tag"))
-    return cut_log(text, a.get("max_chars", ctx.options.max_chars))
+    return verbs.logcat(ctx, a, cut_log)
 
 
 def _recents(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -578,10 +532,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "launch",
-        "Open an app by its package name (e.g. com.android.settings, com.android.chrome). "
-        "Use the apps tools or the launcher snapshot to find names.",
-        {"package": PARAMS["package"]},
-        _launch, required=("package",), acts=True, returns=_ACT,
+        "Open an app by its package name (e.g. com.android.settings) or by its label, the "
+        "name the launcher shows (e.g. 'Settings'; read from the apps on the device).",
+        {"package": PARAMS["package"],
+         "label": {"type": "string", "minLength": 1,
+                   "description": "the app's name as the launcher shows it (exact, ignoring "
+                                  "case, or the one app whose name contains it)"}},
+        verbs.launch, acts=True, returns=_ACT + " Also 'package'.",
     ),
     ToolSpec(
         "open_url",
@@ -615,6 +572,45 @@ TOOLS: tuple[ToolSpec, ...] = (
         returns="'matches': [{ref, role, text, desc, states, bounds}], actionable ones first "
                 "(a plain label has ref null and 'inside_ref': the ref of the row or button "
                 "it sits in), and 'count'.",
+    ),
+    ToolSpec(
+        "wait_for",
+        "Wait until an element matching the selector is on screen — or, with gone=true, "
+        "until none is (a spinner or dialog went away). Fails with TIMEOUT otherwise.",
+        {"selector": SELECTOR,
+         "timeout": _p("timeout", "seconds to wait at most (default: the session's, 10)"),
+         "gone": {"type": "boolean",
+                  "description": "wait for it to disappear instead (default false)"}},
+        verbs.wait_for, required=("selector",), read_only=True,
+        returns="'match': the element {ref, role, text, desc, bounds} (nothing when gone).",
+    ),
+    ToolSpec(
+        "scroll_until",
+        "Scroll until an element matching the selector shows up (in the container, or the "
+        "screen), optionally tapping it then. Fails with REF_NOT_FOUND at the end of the "
+        "list.",
+        {"selector": SELECTOR,
+         "container": {**SELECTOR, "description": "the scrollable element to scroll "
+                                                  "(default: the middle of the screen)"},
+         "container_ref": _p("ref", "the scrollable element's ref, instead of container"),
+         "direction": PARAMS["direction"],
+         "max_swipes": {"type": "integer", "minimum": 0, "maximum": 200,
+                        "description": "give up after this many scrolls (default 10)"},
+         "click_after": {"type": "boolean",
+                         "description": "tap the element once found (default false)"}},
+        verbs.scroll_until, required=("selector",), acts=True,
+        returns="'match': the element found.",
+    ),
+    ToolSpec(
+        "read",
+        "Read the text of the element matching the selector (its description when it has no "
+        "text) — or of every match with all=true; regex keeps only texts it matches.",
+        {"selector": SELECTOR,
+         "all": {"type": "boolean", "description": "every match, not just the first"},
+         "regex": {"type": "string", "minLength": 1, "maxLength": 1000,
+                   "description": "a regular expression the text must contain a match of"}},
+        verbs.read, required=("selector",), read_only=True,
+        returns="'text' (or 'texts' and 'count' with all=true).",
     ),
     ToolSpec(
         "wait_for_text",
@@ -663,10 +659,32 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     # -- apps --------------------------------------------------------------------------
     ToolSpec(
-        "list_apps", "List installed apps by package name.",
-        {"third_party": {"type": "boolean",
-                         "description": "only apps the user installed (default false)"}},
-        _list_apps, group="apps", read_only=True, returns="'packages' and 'count'.",
+        "list_apps",
+        "List installed apps: filter by a part of the package name (or label, with "
+        "labels=true), by kind (user, system, all); add version names and labels.",
+        {"name": {"type": "string", "minLength": 1,
+                  "description": "keep apps whose package (or label) contains this, "
+                                 "ignoring case"},
+         "kind": {"type": "string", "enum": ["all", "user", "system"],
+                  "description": "user-installed, system, or all apps (default all)"},
+         "third_party": {"type": "boolean",
+                         "description": "the same as kind='user' (kept for older callers)"},
+         "versions": {"type": "boolean", "description": "add version names (default false)"},
+         "labels": {"type": "boolean",
+                    "description": "add the launcher labels, read from each app's APK on "
+                                   "the device (slower the first time; default false)"}},
+        verbs.list_apps, group="apps", read_only=True,
+        returns="'packages' (names), 'apps': [{package, system, label, version_name, "
+                "version_code}] and 'count'.",
+    ),
+    ToolSpec(
+        "uninstall_app",
+        "Uninstall a user-installed app (system apps cannot be uninstalled).",
+        {"package": PARAMS["package"],
+         "keep_data": {"type": "boolean",
+                       "description": "keep the app's data and cache (pm uninstall -k)"}},
+        verbs.uninstall_app, required=("package",), group="apps", acts=True, destructive=True,
+        returns="'done' and pm's output.",
     ),
     ToolSpec(
         "stop_app", "Force-stop an app (it closes; its data stays).",
@@ -708,10 +726,30 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     # -- files -------------------------------------------------------------------------
     ToolSpec(
-        "list_files", "List a directory on the device (directories end with /, links with @).",
-        {"path": _p("path", "directory on the device, e.g. /sdcard/Download")},
-        _list_files, required=("path",), group="files", read_only=True,
-        returns="'entries' and 'count'.",
+        "list_files",
+        "List a directory on the device: each entry's name, type, size and time, "
+        "directories first; long directories come in pages (offset, limit).",
+        {"path": _p("path", "directory on the device, e.g. /sdcard/Download"),
+         "offset": {"type": "integer", "minimum": 0,
+                    "description": "skip this many entries (default 0)"},
+         "limit": {"type": "integer", "minimum": 1, "maximum": 1000,
+                   "description": "at most this many entries (default 200)"}},
+        verbs.list_files, required=("path",), group="files", read_only=True,
+        returns="'entries': [{name, type, size, modified (device time), mode}], 'total', "
+                "'has_more'.",
+    ),
+    ToolSpec(
+        "delete_file", "Delete a file on the device (a folder only with recursive=true).",
+        {"path": PARAMS["path"],
+         "recursive": {"type": "boolean",
+                       "description": "delete a folder with everything in it (default false)"}},
+        verbs.delete_file, required=("path",), group="files", destructive=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "append_file", "Add text at the end of a file on the device (created if missing).",
+        {"path": PARAMS["path"], "text": _p("text", "what to add (UTF-8)")},
+        verbs.append_file, required=("path", "text"), group="files", destructive=True,
+        returns=_ACT + " Also the file's new 'size'.",
     ),
     ToolSpec(
         "read_file", "Read a file on the device (or a part of it).",
@@ -757,7 +795,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     # -- logs --------------------------------------------------------------------------
     ToolSpec(
-        "logcat", "Read the device log (most recent lines), e.g. to find why an app crashed.",
+        "logcat",
+        "Read the device log (most recent lines), e.g. to find why an app crashed; filter "
+        "by time, app, process, priority or tag.",
         {"lines": {"type": "integer", "minimum": 1, "maximum": 100_000,
                    "description": "how many recent lines (default 200)"},
          "tag": {"type": "string", "minLength": 1, "maxLength": 100,
@@ -765,10 +805,17 @@ TOOLS: tuple[ToolSpec, ...] = (
                  "description": "only this log tag: letters, digits, '_', '.', '-' (not "
                                 "first), optionally ':PRIORITY' (V D I W E F S), e.g. "
                                 "'ActivityManager:W'"},
+         "since": {"type": ["string", "number"],
+                   "description": "only lines from then on: seconds since the epoch, or an "
+                                  "ISO 8601 time (without a zone: the device's time)"},
+         "package": _p("package", "only this app's processes"),
+         "pid": {"type": "integer", "minimum": 1, "description": "only this process"},
+         "priority": {"type": "string", "enum": list("VDIWEF"),
+                      "description": "minimum priority: V D I W E F"},
          "max_chars": _p("max_chars", "longest log text to return; older lines are cut first "
                                       "(default: the session's, 20000)")},
         _logcat, group="logs", read_only=True,
-        returns="the log lines as text (most recent last).",
+        returns="the log lines as text (most recent last); 'pids' for a package filter.",
     ),
     # -- system UI ---------------------------------------------------------------------
     ToolSpec("recents", "Open the recent-apps overview.", {}, _recents, group="system",
@@ -783,9 +830,28 @@ TOOLS: tuple[ToolSpec, ...] = (
              _statusbar("collapse", "closed the system panels"), group="system", acts=True,
              returns=_ACT),
     ToolSpec("device_info",
-             "Describe the device: model, Android version, API level, screen size and "
-             "density, foreground app.", {}, _device_info, group="system", read_only=True,
-             returns="'info': those facts."),
+             "Describe the device: model, Android version, API level, screen size (as turned "
+             "now) and density, orientation, battery level and charging, foreground app.",
+             {}, _device_info, group="system", read_only=True, returns="'info': those facts."),
+    ToolSpec("rotate",
+             "Turn the screen: portrait, landscape, reverse_portrait, reverse_landscape "
+             "(locked there), or auto (follow the sensor again).",
+             {"orientation": {"type": "string",
+                              "enum": ["portrait", "landscape", "reverse_portrait",
+                                       "reverse_landscape", "auto"],
+                              "description": "how to turn the screen"}},
+             verbs.rotate, required=("orientation",), group="system", acts=True,
+             returns=_ACT + " Also the 'orientation' now."),
+    ToolSpec("get_clipboard",
+             "Read the clipboard's text. Stock Android does not allow this over ADB (only "
+             "apps may read it): expect UNSUPPORTED with the device's answer.",
+             {}, verbs.get_clipboard, group="system", read_only=True,
+             returns="'text', where the device allows it."),
+    ToolSpec("set_clipboard",
+             "Put text on the clipboard. Stock Android does not allow this over ADB (only "
+             "apps may set it): expect UNSUPPORTED; type the text with 'type' instead.",
+             {"text": _p("text", "the clipboard's new text")}, verbs.set_clipboard,
+             required=("text",), group="system", returns=_ACT),
     # -- vision ------------------------------------------------------------------------
     ToolSpec(
         "grid_screenshot",
@@ -817,6 +883,85 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"max_chars": PARAMS["max_chars"]},
         _annotated_screenshot, group="vision", read_only=True,
         returns="a PNG with numbered boxes and the snapshot they match.",
+    ),
+    # -- gestures ----------------------------------------------------------------------
+    ToolSpec(
+        "double_tap",
+        "Double-tap an element (ref, selector) or a point (x, y): zoom a map or photo, like "
+        "a post. Both taps land inside Android's double-tap window.",
+        {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"]},
+        verbs.double_tap, group="gestures", acts=True,
+        returns=_ACT + " Also the 'route' and the 'interval_ms' its timing model gives.",
+    ),
+    ToolSpec(
+        "drag",
+        "Press an element or point, hold it (long press), move it to another element or "
+        "point, let go: drag and drop, reorder a list, move an icon.",
+        {"from_ref": _p("ref", "what to drag: its ref"),
+         "from_selector": {**SELECTOR, "description": "what to drag: a selector"},
+         "from_x": _p("x", "what to drag: x"), "from_y": _p("y", "what to drag: y"),
+         "to_ref": _p("ref", "where to drop: a ref"),
+         "to_selector": {**SELECTOR, "description": "where to drop: a selector"},
+         "to_x": _p("x", "where to drop: x"), "to_y": _p("y", "where to drop: y"),
+         "ms": _p("ms", "how long the move takes (default 600)")},
+        verbs.drag, group="gestures", acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "pinch",
+        "Pinch with two fingers on an element, a point or the middle of the screen: scale > "
+        "1 spreads them (zoom in), < 1 closes them (zoom out). Needs Android 11+, Android 9 "
+        "or older, or root (else UNSUPPORTED, with the device's reason).",
+        {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"],
+         "scale": {"type": "number", "exclusiveMinimum": 0, "maximum": 20,
+                   "description": "how far apart the fingers end, relative to the start "
+                                  "(2 = zoom in twice, 0.5 = zoom out)"},
+         "ms": {"type": "integer", "minimum": 50, "maximum": 10_000,
+                "description": "duration in ms (default 400)"}},
+        verbs.pinch, required=("scale",), group="gestures", acts=True, returns=_ACT,
+    ),
+    ToolSpec(
+        "gesture",
+        "Any gesture: one path per finger, each a list of points {x, y, time} (time in ms "
+        "from the start, increasing). Several fingers need what pinch needs.",
+        {"paths": {"type": "array", "minItems": 1, "maxItems": 10,
+                   "description": "one path per finger",
+                   "items": {"type": "array", "minItems": 2, "maxItems": 500,
+                             "items": {"type": "object",
+                                       "properties": {"x": PARAMS["x"], "y": PARAMS["y"],
+                                                      "time": {"type": "number",
+                                                               "minimum": 0,
+                                                               "maximum": 60_000}},
+                                       "required": ["x", "y", "time"],
+                                       "additionalProperties": False}}}},
+        verbs.gesture, required=("paths",), group="gestures", acts=True,
+        returns=_ACT + " Also the 'route', 'fingers' and 'duration_ms'.",
+    ),
+    # -- inspect -----------------------------------------------------------------------
+    ToolSpec(
+        "ui_xml",
+        "The screen's raw hierarchy as uiautomator dumps it (every node and attribute), for "
+        "when the snapshot leaves out something you need. Large: prefer snapshot.",
+        {"max_chars": _p("max_chars", "longest XML to return (default: the session's)")},
+        verbs.ui_xml, group="inspect", read_only=True,
+        returns="the XML as 'text', its length in 'chars', 'truncated'.",
+    ),
+    # -- batches -----------------------------------------------------------------------
+    ToolSpec(
+        "execute",
+        "Run several tool calls in order on one device in one request: steps [{tool, args}]. "
+        "The first failing step stops the batch (unless stop_on_error=false); timeout "
+        "bounds the whole batch. Other calls to the device wait (BUSY) meanwhile.",
+        {"steps": {"type": "array", "minItems": 1, "maxItems": 50,
+                   "items": {"type": "object",
+                             "properties": {"tool": {"type": "string", "minLength": 1},
+                                            "args": {"type": "object"}},
+                             "required": ["tool"], "additionalProperties": False},
+                   "description": "the calls, each {tool, args}"},
+         "stop_on_error": {"type": "boolean",
+                           "description": "stop at the first failing step (default true)"},
+         "timeout": _p("timeout", "seconds the whole batch may take (default: no limit)")},
+        batch.execute, required=("steps",), group="batch", acts=True,
+        returns="'steps': each step's result (with its 'ok'), 'completed', 'failed'.",
     ),
 )
 
