@@ -24,6 +24,7 @@ from typing import Any
 from baremobile.apk import ApkError, read_apk
 from baremobile.device import Device, command_line, quote, validate_package
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.transport.base import check_text
 
 __all__ = ["App", "Apps", "RemoteFile", "KINDS"]
 
@@ -118,6 +119,8 @@ class Apps:
         whose package (or, with ``labels``, label) contains it, case-insensitively."""
         if kind not in KINDS:
             raise InvalidArgument(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if name is not None:
+            check_text("the name filter", name)
         apps = {**self._listed("-3"), **self._listed("-s")} if kind == "all" else \
             self._listed("-3" if kind == "user" else "-s")
         found = sorted(apps.values(), key=lambda a: a.package)
@@ -205,6 +208,7 @@ class Apps:
         case), else the one app whose label contains it."""
         if not isinstance(label, str) or not label.strip():
             raise InvalidArgument("an app label is a non-empty string")
+        check_text("the app label", label)
         want = label.strip().casefold()
         paths = {a.package: a.path for a in self.list()}
         labelled = {p: self.label(p, paths[p]) for p in self.launchable() if p in paths}

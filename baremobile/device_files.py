@@ -18,6 +18,7 @@ from typing import Any
 
 from baremobile.device import Device, command_line
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.transport.base import check_text
 
 __all__ = ["list_dir", "delete", "append", "parse_ls"]
 
@@ -35,6 +36,7 @@ def _absolute(path: object) -> str:
                               hint="device paths start with '/', e.g. /sdcard/Download")
     if "\0" in path or "\n" in path:
         raise InvalidArgument("a device path cannot contain NUL or newline characters")
+    check_text("the device path", path)
     return path
 
 

@@ -67,6 +67,12 @@ PAGE_VERBS = {
     "press": lambda p, s: p.press(s),
     "launch": lambda p, s: p.launch("com.example." + s),
     "logcat tag": lambda p, s: p.logcat(tag=s),
+    "launch label": lambda p, s: p.launch(label=s),
+    "list_apps name": lambda p, s: p.list_apps(s),
+    "append_file path": lambda p, s: p.append_file("/sdcard/" + s, "x"),
+    "delete_file path": lambda p, s: p.delete_file("/sdcard/" + s),
+    "list_files path": lambda p, s: p.list_files("/sdcard/" + s),
+    "rotate": lambda p, s: p.rotate(s),
 }
 
 
@@ -85,7 +91,9 @@ VALID = {"text": "x", "direction": "down", "package": "com.android.settings",
          "uri": "https://example.com", "permission": "android.permission.CAMERA",
          "apk": "app.apk", "path": "/sdcard/x.txt", "local_path": "x.txt",
          "tag": "ActivityManager", "cell": "A1", "x1": 1, "y1": 1, "x2": 2, "y2": 2,
-         "key": "back", "selector": {"text": "x"}}
+         "key": "back", "selector": {"text": "x"}, "orientation": "portrait", "scale": 2,
+         "paths": [[{"x": 1, "y": 1, "time": 0}, {"x": 2, "y": 2, "time": 9}]],
+         "steps": [{"tool": "back"}]}
 STRING_ARGUMENTS = sorted(
     (t.name, name)
     for t in spec.TOOLS

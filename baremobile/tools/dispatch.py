@@ -36,6 +36,7 @@ from baremobile.tools import hostfiles
 from baremobile.tools import spec as _spec
 from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
+from baremobile.transport.base import check_text
 
 __all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "call", "error_data", "session_for", "to_anthropic",
            "to_text", "tool_verbs", "SECRET_ARGUMENTS", "redacted"]
@@ -292,6 +293,7 @@ class _Ctx:
             raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
                                   hint="steps are tools acting on the batch's device")
         args = validate(arguments if arguments is not None else {}, tool.parameters())
+        _check_strings(args)
         asked = args.pop("device", None)
         if asked and asked not in (self.device, self.page.serial):
             raise InvalidArgument(f"a batch acts on one device; this step names {asked!r}",
@@ -299,6 +301,18 @@ class _Ctx:
         for key in tool.host_paths:
             hostfiles.resolve(self.files_dir, args[key])
         return tool.name, tool.run(self, args)
+
+
+def _check_strings(value: Any, where: str = "an argument") -> None:
+    """Every string of the arguments (nested ones too) can be sent: no lone surrogates."""
+    if isinstance(value, str):
+        check_text(where, value)
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_strings(v, f"argument {k!r}" if where == "an argument" else where)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_strings(v, where)
 
 
 def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
@@ -353,6 +367,7 @@ def call(
         session = session_for(target)
         tool = _lookup(name, groups, prefix)
         args = validate(arguments, tool.parameters())
+        _check_strings(args)
         options = session.options
         overrides = {k: v for k, v in (("observe", observe), ("settle", settle),
                                        ("max_chars", max_chars)) if v is not None}
