@@ -58,4 +58,4 @@ class ReadVerbs:
         every attribute). Prefer :meth:`snapshot` for acting: refs come from it."""
         with self._using():  # type: ignore[attr-defined]
             data = b"".join(self.device.dump_stream(timeout=timeout))
-        return data.decode("utf-8", "replace")
+        return data.decode("utf-8", "replace").lstrip()

@@ -35,6 +35,7 @@ import secrets
 import socket
 import stat
 import sys
+import urllib.parse
 from typing import Any
 
 import anyio
@@ -59,7 +60,8 @@ from baremobile.tools.session import Session
 from baremobile.tools.spec import select
 from baremobile.transport.cancel import CancelToken, cancel_scope
 
-__all__ = ["BearerAuth", "build_server", "mcp_result", "mcp_tools", "parse_http", "run"]
+__all__ = ["BearerAuth", "build_server", "device_resources", "mcp_result", "mcp_tools",
+           "parse_http", "read_device_resource", "run"]
 
 log = logging.getLogger("baremobile.mcp")
 
@@ -147,6 +149,15 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
             log.info("%s -> %s", name, result["error"]["code"])
         return mcp_result(result)
 
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=device_resources(session))
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult:
+        return await anyio.to_thread.run_sync(
+            lambda: read_device_resource(session, str(params.uri), group_names, prefix),
+            abandon_on_cancel=True)
+
     return Server(
         "baremobile",
         version=__version__,
@@ -154,7 +165,59 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )
+
+
+#: ``baremobile://device/<serial, percent-encoded>/snapshot`` or ``…/screenshot``
+RESOURCE = re.compile(r"^baremobile://device/([^/]+)/(snapshot|screenshot)$")
+
+
+def device_resources(session: Session) -> list[types.Resource]:
+    """Two resources per connected device: its screen as a snapshot (text) and as a
+    screenshot (PNG), read fresh on every ``resources/read``."""
+    out = []
+    serials = sorted({p.serial for p in session.pages().values()})
+    for serial in serials:
+        base = f"baremobile://device/{urllib.parse.quote(serial, safe='')}"
+        out.append(types.Resource(
+            name=f"{serial} snapshot", title=f"Screen of {serial} (snapshot)",
+            uri=f"{base}/snapshot", mime_type="text/plain",
+            description="the screen as text, one element per line, refs as [ref=N]"))
+        out.append(types.Resource(
+            name=f"{serial} screenshot", title=f"Screen of {serial} (screenshot)",
+            uri=f"{base}/screenshot", mime_type="image/png",
+            description="a PNG of the screen"))
+    return out
+
+
+def read_device_resource(session: Session, uri: str, groups: Any, prefix: str
+                         ) -> types.ReadResourceResult:
+    """Read one of :func:`device_resources` (through the tools, so the device lock and
+    errors behave as for a tool call)."""
+    from mcp.shared.exceptions import MCPError
+
+    m = RESOURCE.match(uri)
+    if m is None:
+        raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri!r}: baremobile serves "
+                       "baremobile://device/<serial>/snapshot and …/screenshot")
+    serial, what = urllib.parse.unquote(m.group(1)), m.group(2)
+    if serial not in {p.serial for p in session.pages().values()}:
+        raise MCPError(types.INVALID_PARAMS, f"{serial!r} is not a connected device "
+                       "(list the resources again)")
+    result = call(session, prefix + what, {"device": serial}, groups=groups, prefix=prefix)
+    if not result["ok"]:
+        err = result["error"]
+        raise MCPError(types.INTERNAL_ERROR, f"{err['code']}: {err['message']}",
+                       data=err)
+    if what == "snapshot":
+        contents: list[Any] = [types.TextResourceContents(uri=uri, mime_type="text/plain",
+                                                          text=result["snapshot"])]
+    else:
+        contents = [types.BlobResourceContents(uri=uri, mime_type="image/png",
+                                               blob=result["image"]["data"])]
+    return types.ReadResourceResult(contents=contents)
 
 
 def _group_list(groups: Any) -> list[str]:
