@@ -193,7 +193,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     s.add_argument("--slug", default=None,
                    help="shorthand for --prefix android_SLUG_ (letters, digits, _)")
     s.add_argument("--groups", default="",
-                   help="optional tool groups: apps,files,logs,system,vision (or all)")
+                   help="optional tool groups: apps,files,logs,system,vision,gestures,"
+                        "inspect,batch (or all)")
     s.add_argument("--files-dir", metavar="DIR", default=None,
                    help="the one directory of this computer push_file, pull_file and "
                    "install_app may read and write (without it they are refused)")
