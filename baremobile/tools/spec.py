@@ -25,6 +25,7 @@ from typing import Any
 
 from baremobile.errors import CommandTimeout, InvalidArgument
 from baremobile.tools import batch, extras, hostfiles, verbs
+from baremobile.tools.targets import node_data
 from baremobile.tools.targets import target as _target
 from baremobile.tools.targets import what as _what
 from baremobile.transport.base import check_text
@@ -265,18 +266,7 @@ def _ref_parents(snap: Any) -> dict[int, int]:
 
 
 def _node(n: Any, parents: dict[int, int]) -> dict[str, Any]:
-    out: dict[str, Any] = {"ref": n.ref, "role": n.role}
-    if n.ref is None and id(n) in parents:
-        out["inside_ref"] = parents[id(n)]
-    if n.text:
-        out["text"] = n.text
-    if n.desc and n.desc != n.text:
-        out["desc"] = n.desc
-    if n.states:
-        out["states"] = list(n.states)
-    if n.vis:
-        out["bounds"] = list(n.vis)
-    return out
+    return node_data(n, parents.get(id(n)))
 
 
 def _find(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from baremobile.errors import InvalidArgument
 
-__all__ = ["target", "what"]
+__all__ = ["target", "what", "node_data"]
 
 
 def target(args: dict[str, Any], *, xy: bool = False, optional: bool = False) -> Any:
@@ -42,3 +42,20 @@ def what(target: Any) -> str:
     if isinstance(target, tuple):
         return f"({target[0]:g}, {target[1]:g})"
     return "{" + ", ".join(f"{k}={v!r}" for k, v in target.items()) + "}"
+
+
+def node_data(n: Any, inside_ref: int | None = None) -> dict[str, Any]:
+    """An element as data: its ref (None for a plain label — then ``inside_ref``, the ref
+    of the row or button it sits in, when known), role, text, desc, states, bounds."""
+    out: dict[str, Any] = {"ref": n.ref, "role": n.role}
+    if n.ref is None and inside_ref is not None:
+        out["inside_ref"] = inside_ref
+    if n.text:
+        out["text"] = n.text
+    if n.desc and n.desc != n.text:
+        out["desc"] = n.desc
+    if n.states:
+        out["states"] = list(n.states)
+    if n.vis:
+        out["bounds"] = list(n.vis)
+    return out

@@ -8,27 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.targets import target, what
+from baremobile.tools.targets import node_data, target, what
 
 __all__ = [
     "wait_for", "scroll_until", "read", "ui_xml", "double_tap", "drag", "pinch", "gesture",
     "rotate", "get_clipboard", "set_clipboard", "uninstall_app", "list_apps", "launch",
-    "list_files", "delete_file", "append_file", "logcat", "node_dict",
+    "list_files", "delete_file", "append_file", "logcat",
 ]
-
-
-def node_dict(n: Any) -> dict[str, Any]:
-    """An element as data: its ref (None for a plain label), role, text, desc, bounds."""
-    out: dict[str, Any] = {"ref": n.ref, "role": n.role}
-    if n.text:
-        out["text"] = n.text
-    if n.desc and n.desc != n.text:
-        out["desc"] = n.desc
-    if n.states:
-        out["states"] = list(n.states)
-    if n.vis:
-        out["bounds"] = list(n.vis)
-    return out
 
 
 def _seconds(ctx: Any, a: dict[str, Any]) -> float:
@@ -43,7 +29,7 @@ def wait_for(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
         ctx.page.wait_for(sel, timeout=timeout, interval=interval, gone=True)
         return {"done": f"{what(sel)} is gone"}
     node = ctx.page.wait_for(sel, timeout=timeout, interval=interval)
-    return {"done": f"{what(sel)} is on screen", "match": node_dict(node)}
+    return {"done": f"{what(sel)} is on screen", "match": node_data(node)}
 
 
 def scroll_until(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +39,7 @@ def scroll_until(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
                                  max_scrolls=a.get("max_swipes", 10),
                                  click_after=a.get("click_after", False))
     tapped = " and tapped it" if a.get("click_after") else ""
-    return {"done": f"found {what(sel)}{tapped}", "match": node_dict(node)}
+    return {"done": f"found {what(sel)}{tapped}", "match": node_data(node)}
 
 
 def read(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from typing import Any
+
 from baremobile.virtual.commands.binder import binder_tail, java_exception
 from baremobile.virtual.commands.intents import (
     IntentError,
@@ -64,13 +67,21 @@ def _pm_list(p: Proc, args: list[str]) -> Gen:
     return 0
 
 
-def _pmresolve(p: Proc, args: list[str]) -> Gen:
-    brief = "--brief" in args
+def _intent(args: list[str]) -> Generator[tuple[int, bytes], None, Any]:
+    """The intent of ``resolve-activity``/``query-activities`` (their flags left out), or
+    None after printing pm's error."""
     try:
-        it = parse_intent([a for a in args if a not in ("--brief", "--components")],
-                          StartOptions())
+        return parse_intent([a for a in args if a not in ("--brief", "--components")],
+                            StartOptions())
     except (IntentError, ValueError) as exc:
         yield err(f"Error: {exc}\n")
+        return None
+
+
+def _pmresolve(p: Proc, args: list[str]) -> Gen:
+    brief = "--brief" in args
+    it = yield from _intent(args)
+    if it is None:
         return 255
     target = resolve(p.model, it)
     if not isinstance(target, tuple) or not target[0] or not target[1]:
@@ -126,11 +137,8 @@ def _pmquery(p: Proc, args: list[str]) -> Gen:
     resolves to (``PackageManagerShellCommand.runQueryIntentActivities``); the launcher
     intent lists every app with a launcher activity."""
     brief, components = "--brief" in args, "--components" in args
-    try:
-        it = parse_intent([a for a in args if a not in ("--brief", "--components")],
-                          StartOptions())
-    except (IntentError, ValueError) as exc:
-        yield err(f"Error: {exc}\n")
+    it = yield from _intent(args)
+    if it is None:
         return 255
     if it.action == "android.intent.action.MAIN" and it.categories == [
             "android.intent.category.LAUNCHER"]:
