@@ -14,7 +14,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from baremobile.cli import build_parser
-from baremobile.cli.session import SCHEMA_COMMANDS, VERBS
+from baremobile.cli.session import CALL_ONLY, SCHEMA_COMMANDS, VERBS
 from baremobile.tools.spec import TOOLS
 from baremobile.virtual import VirtualPhone
 from tests.conftest import alive, daemon_pid, free_port
@@ -100,7 +100,7 @@ def test_selectors_keys_and_schema_made_commands(phone: VirtualPhone, tmp_path: 
 
 def test_every_tool_is_a_command():
     """Hand-made verbs plus schema-made commands cover the whole table, once each."""
-    made = {t for t in VERBS.values() if t} | set(SCHEMA_COMMANDS)
+    made = {t for t in VERBS.values() if t} | set(SCHEMA_COMMANDS) | set(CALL_ONLY)
     assert made == {t.name for t in TOOLS}
     assert len(SCHEMA_COMMANDS) == len(set(SCHEMA_COMMANDS))
     parser = build_parser()
@@ -231,3 +231,35 @@ def test_target_flags_become_the_tools_arguments(verb: str):
     assert arguments == {"selector": {"text_contains": "wi", "index": 1}}
     args = build_parser().parse_args([verb, "--at", "10", "20", "-d", "emulator-5554"])
     assert tool_request(args)[1] == {"x": 10.0, "y": 20.0, "device": "emulator-5554"}
+
+
+def test_issue_12_tools_as_commands(phone: VirtualPhone, tmp_path: Path):
+    """Issue 12's tools as CLI commands through the daemon (schema-made or `call`), with
+    what the phone saw."""
+    ok("open", "-d", phone.address, cwd=tmp_path)
+    assert "launched" in ok("call", "launch", '{"label": "Weather"}', cwd=tmp_path)
+    assert phone.screens.current()[0] == "org.baremobile.weather"
+    read = json.loads(ok("call", "read", '{"selector": {"id": "city"}}', "--json", cwd=tmp_path))
+    assert read["text"] == "Springfield"
+    waited = json.loads(ok("call", "wait_for", '{"selector": {"id": "radar_map"}}', "--json",
+                           cwd=tmp_path))
+    assert waited["match"]["desc"].startswith("Radar map")
+    ok("double-tap", "--x", "540", "--y", "1960", cwd=tmp_path)
+    assert phone.events.list("double_tap")
+    ok("pinch", "--x", "540", "--y", "1960", "--scale", "2", cwd=tmp_path)
+    assert phone.events.list("pinch")[-1]["scale"] == pytest.approx(2, rel=0.01)
+    ok("rotate", "--orientation", "landscape", cwd=tmp_path)
+    assert phone.screens.size() == (2400, 1080)
+    xml = json.loads(ok("ui-xml", "--max-chars", "400", "--json", cwd=tmp_path))
+    assert xml["truncated"] and 'rotation="1"' in xml["text"]
+    batch = json.loads(ok("call", "execute", json.dumps({"steps": [
+        {"tool": "rotate", "args": {"orientation": "auto"}}, {"tool": "home"}]}), "--json",
+        cwd=tmp_path))
+    assert batch["completed"] == 2 and phone.screens.size() == (1080, 2400)
+    clip = cli("get-clipboard", cwd=tmp_path)
+    assert clip.returncode != 0 and "UNSUPPORTED" in clip.stderr
+    files = json.loads(ok("list-files", "--path", "/sdcard", "--json", cwd=tmp_path))
+    assert "Download" in [e["name"] for e in files["entries"]]
+    ok("uninstall-app", "--package", "org.baremobile.notes", cwd=tmp_path)
+    assert "org.baremobile.notes" not in [a.package for a in phone.screens.apps()]
+    ok("close", cwd=tmp_path)

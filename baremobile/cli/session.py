@@ -34,7 +34,8 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ENV_SESSION", "SCHEMA_COMMANDS", "VERBS", "add_commands", "add_common"]
+__all__ = ["CALL_ONLY", "ENV_SESSION", "SCHEMA_COMMANDS", "VERBS", "add_commands",
+           "add_common"]
 
 ENV_SESSION = "BAREMOBILE_SESSION"
 
@@ -45,7 +46,13 @@ SCHEMA_COMMANDS = (
     "revoke_permission", "list_files", "read_file", "write_file", "logcat", "recents",
     "open_notifications", "open_quick_settings", "close_panels", "device_info",
     "grid_screenshot", "tap_grid", "annotated_screenshot",
+    # issue 12 (wait_for is `call wait_for`: `wait-for` is the text wait above)
+    "scroll_until", "read", "ui_xml", "double_tap", "drag", "pinch", "gesture", "rotate",
+    "get_clipboard", "set_clipboard", "uninstall_app", "delete_file", "append_file",
+    "execute",
 )
+#: tools whose dashed name a hand-made command already has: reached with ``call``
+CALL_ONLY = ("wait_for",)
 #: hand-made command → the tool it calls (None: a daemon method, not a tool)
 VERBS: dict[str, str | None] = {
     "open": None, "close": None, "session": None, "devices": "devices", "tools": None,
