@@ -8,7 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from baremobile.errors import InvalidArgument, RefNotFound
+from baremobile.errors import DumpFailed, InvalidArgument, RefNotFound
+from baremobile.snapshot.dump_errors import StatusScan, dump_error
 
 __all__ = ["ReadVerbs"]
 
@@ -55,7 +56,25 @@ class ReadVerbs:
 
     def ui_xml(self, *, timeout: float = 30.0) -> str:
         """The screen's hierarchy exactly as ``uiautomator dump`` writes it (every node,
-        every attribute). Prefer :meth:`snapshot` for acting: refs come from it."""
+        every attribute), without the status line the dump command prints before it.
+        Prefer :meth:`snapshot` for acting: refs come from it. A failed dump raises the same
+        typed errors as :meth:`snapshot` (``DeviceNotIdle``, ``NullRootNode`` …)."""
+        scan = StatusScan()
+        xml = bytearray()
         with self._using():  # type: ignore[attr-defined]
-            data = b"".join(self.device.dump_stream(timeout=timeout))
-        return data.decode("utf-8", "replace").lstrip()
+            for chunk in self.device.dump_stream(timeout=timeout):
+                if xml:
+                    xml += chunk
+                elif (rest := scan.feed(chunk)) is not None:
+                    xml += rest
+        if not xml:
+            scan.end()
+            raise dump_error(scan.text) or DumpFailed(
+                "uiautomator dump printed no hierarchy: " + (scan.text.strip()[:300] or
+                                                            "no output"),
+                device_output=scan.text,
+            )
+        data = bytes(xml)
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark
+            return data.decode("utf-16", "replace")
+        return data.decode("utf-8", "replace")

@@ -392,3 +392,11 @@ def test_every_new_tool_round_trips_through_mcp_stdio(phone, tmp_path: Path):
     assert "org.baremobile.notes" not in [a.package for a in phone.model.screens.apps()]
     assert "[ref=" in seen["snapshot resource"] and "(Back)" in seen["snapshot resource"]
     assert seen["screenshot resource"].startswith(b"\x89PNG")
+
+
+def test_ui_xml_says_why_a_dump_failed(page, phone):
+    """The dump command's status text is not part of the XML; a failed dump is the same
+    typed error as for a snapshot."""
+    phone.model.faults.set("idle", times=1)
+    err(call(page, "ui_xml", {}), "DEVICE_NOT_IDLE")
+    assert ok(call(page, "ui_xml", {}))["text"].startswith("<?xml")
