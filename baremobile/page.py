@@ -6,9 +6,11 @@
 ...     print(page.snapshot())
 ...     page.tap(page.find(text="Network & internet")[0])
 
-Verbs act on refs of the **last** snapshot (``[ref=N]``); refs reset on every snapshot.
-Wherever a ref is accepted, a selector works too: ``page.tap({"text": "OK"})`` or
-``page.tap(Selector(desc_contains="send"))``.
+Verbs act on refs of the **last** snapshot (``[ref=N]``). Refs are stable within a Page: an
+element keeps its number from snapshot to snapshot while it stays on screen, a new element
+gets a new number, and a number is never given to another element (see
+``docs/snapshot.md``). Wherever a ref is accepted, a selector works too:
+``page.tap({"text": "OK"})`` or ``page.tap(Selector(desc_contains="send"))``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from baremobile.page_device import DeviceVerbs
 from baremobile.page_read import ReadVerbs
 from baremobile.page_touch import GestureVerbs
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
+from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
 from baremobile.transport.cancel import CancelToken, cancel_scope
@@ -200,6 +203,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         self.transport = transport
         self.device = Device(transport)
         self._last: Snapshot | None = None
+        self._refs = RefTracker()  # stable refs for the page's whole life
         self._lock = threading.RLock()
         self._closed = False
         self._token: CancelToken | None = None  # the verb in flight
@@ -286,17 +290,22 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
     def snapshot(
         self,
         *,
+        diff: bool = False,
         stable: bool = False,
         timeout: float = DUMP_TIMEOUT,
         max_chars: int | None = None,
         max_depth: int | None = None,
         max_nodes: int | None = None,
     ) -> Snapshot:
-        """Dump the screen and return the pruned :class:`Snapshot`; refs reset to it.
+        """Dump the screen and return the pruned :class:`Snapshot`; verbs act on its refs.
 
-        The dump is streamed into the pruner as it arrives. With ``stable=True`` dumps are
-        repeated until two in a row are identical (animations settled) or ``timeout``
-        passes (then the last one is returned).
+        The dump is streamed into the pruner as it arrives. Refs stay the same for elements
+        that were in the previous snapshot. ``diff=True`` makes :attr:`Snapshot.text` show
+        only what changed since the previous snapshot (``.refs`` still holds every ref;
+        ``.full_text`` is the whole screen); a diff is never cut by the limits, but one
+        longer than ``max_chars`` gives way to the cut full text. With ``stable=True``
+        dumps are repeated until two in a row are identical (animations settled) or
+        ``timeout`` passes (then the last one is returned).
         """
         limits = {
             k: v
@@ -321,13 +330,16 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
                         snap = again
                         break
                     snap = again
+            if diff:
+                base = self._last.full_text if self._last is not None else None
+                snap = snap.diff_from(base, max_chars=max_chars)
             self._last = snap
             return snap
 
     def _dump(self, limits: dict[str, int], timeout: float) -> Snapshot:
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
-        pruner = StreamPruner(**limits)
+        pruner = StreamPruner(**limits, tracker=self._refs)  # type: ignore[arg-type]
         held: bytes | None = None
         for chunk in self.device.dump_stream(timeout=timeout):
             if held is not None:
@@ -355,12 +367,21 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         try:
             return self._last.refs[ref]
         except KeyError:
-            n = len(self._last.refs)
+            pass
+        hint = "take a new snapshot and use a ref from it (an element keeps its ref while it " \
+            "stays on screen)"
+        if self._refs.issued(ref):
+            what = self._refs.gone.get(ref)
             raise RefNotFound(
-                f"ref {ref} is not in the last snapshot (it has refs 1–{n})"
-                if n
-                else f"ref {ref} is not in the last snapshot (it has no refs)"
-            ) from None
+                f"ref {ref}{f' ({what})' if what else ''} is gone: its element is not on the "
+                "screen any more",
+                hint=hint,
+            )
+        raise RefNotFound(
+            f"ref {ref} was never given on this page"
+            + (f" (refs so far: 1–{self._refs.next - 1})" if self._refs.next > 1 else ""),
+            hint=hint,
+        )
 
     def _target(
         self, target: Target
@@ -677,7 +698,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
             )
         with self._using():
             snap = self.snapshot()
-            area = self._scroll_area(target)  # resolved once: later snapshots renumber refs
+            area = self._scroll_area(target)  # resolved once: the element may scroll away
             for _ in range(limit + 1):
                 found = sel.matches(snap)
                 if len(found) > sel.index:

@@ -76,8 +76,60 @@ class Line:
     strings: list[str] = field(default_factory=list)
 
 
+def _read_line(stripped: str, depth: int) -> Line:
+    """One ``- Role [ref=N] #id "text" (desc) [states]`` line (indent already stripped)."""
+    m = _REF.match(stripped)
+    ref = int(m.group(1)) if m else None
+    strings = []
+    i = stripped.find(' "')
+    j = stripped.find(" (")
+    if i >= 0 and (j < 0 or i < j):
+        value, end = _read_quoted(stripped, i + 2, '"')
+        strings.append(value)
+        rest = stripped[end:]
+    else:
+        rest = stripped
+    k = rest.find(" (")
+    if k >= 0:
+        value, _ = _read_quoted(rest, k + 2, ")")
+        strings.append(value)
+    return Line(depth, ref, strings)
+
+
+def _read_items(s: str, depth: int) -> list[Line]:
+    """The inline items of a condensed window header (``[ref=N] "text" (desc), …``)."""
+    out = []
+    i = 0
+    while i < len(s):
+        ref = None
+        strings = []
+        while i < len(s) and not s.startswith(", ", i):
+            c = s[i]
+            if s.startswith("[ref=", i):
+                end = s.index("]", i)
+                ref = int(s[i + 5 : end])
+                i = end + 1
+            elif c == '"':
+                value, i = _read_quoted(s, i + 1, '"')
+                strings.append(value)
+            elif c == "(":
+                value, i = _read_quoted(s, i + 1, ")")
+                strings.append(value)
+            elif c == "[":
+                i = s.index("]", i) + 1
+            else:
+                i += 1  # a space or a #id
+        out.append(Line(depth, ref, strings))
+        i += 2
+    return out
+
+
+_KINDS = ("app", "dialog", "keyboard", "window", "status bar", "navigation bar")
+
+
 def read_lines(text: str) -> list[Line]:
-    """Each node line of snapshot text: its depth, ref and shown strings (unescaped)."""
+    """Each node of snapshot text: its depth, ref and shown strings (unescaped). A condensed
+    window header's inline items count as lines one level below it."""
     lines = []
     for raw in text.split("\n"):
         if not raw or raw.startswith("#"):
@@ -85,22 +137,16 @@ def read_lines(text: str) -> list[Line]:
         stripped = raw.lstrip(" ")
         depth = (len(raw) - len(stripped)) // 2
         assert stripped.startswith("- "), raw
-        m = _REF.match(stripped)
-        ref = int(m.group(1)) if m else None
-        strings = []
-        i = stripped.find(' "')
-        j = stripped.find(" (")
-        if i >= 0 and (j < 0 or i < j):
-            value, end = _read_quoted(stripped, i + 2, '"')
-            strings.append(value)
-            rest = stripped[end:]
-        else:
-            rest = stripped
-        k = rest.find(" (")
-        if k >= 0:
-            value, _ = _read_quoted(rest, k + 2, ")")
-            strings.append(value)
-        lines.append(Line(depth, ref, strings))
+        kind = next((k for k in _KINDS + ("notification shade",) if stripped[2:].startswith(k)),
+                    None)
+        if kind is not None and depth == 0:
+            head, sep, items = stripped.partition(": ")
+            # a header's title is quoted; items only follow ": " outside the title
+            if sep and head.count('"') % 2 == 0:
+                lines.append(Line(depth, None, []))
+                lines.extend(_read_items(items, depth + 1))
+                continue
+        lines.append(_read_line(stripped, depth))
     return lines
 
 
@@ -118,6 +164,26 @@ def ref_subtree_strings(text: str) -> dict[int, list[str]]:
             strings.extend(nxt.strings)
         out[line.ref] = strings
     return out
+
+
+_HEADER = re.compile(
+    r"- (app|dialog|keyboard|window|status bar|navigation bar|notification shade)\b[^:]*"
+)
+
+
+def body(text: str) -> str:
+    """The lines under the window headers, dedented one level; the screen line and the
+    headers themselves dropped. What the pruning rules made of the windows' contents, for
+    the tests of those rules (tests of the headers look at the whole text)."""
+    out = []
+    for line in text.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        if not line.startswith(" "):
+            assert _HEADER.fullmatch(line), f"not an uncondensed window header: {line!r}"
+            continue
+        out.append(line[2:])
+    return "\n".join(out)
 
 
 # --- the raw dump, walked on its own ----------------------------------------------------

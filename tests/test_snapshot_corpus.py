@@ -75,6 +75,12 @@ def test_every_line_is_one_node(snapshots):
     for name, (_, snap) in snapshots.items():
         lines = snap.text.split("\n") if snap.text else []
         assert snap.text.splitlines() == lines, name
+        if snap.width and snap.height:  # the first line gives the screen when it is known
+            assert lines[0] == f"# {snap.width}x{snap.height} " + (
+                "portrait" if snap.height > snap.width else "landscape"
+                if snap.width > snap.height else "square"
+            ), name
+            lines = lines[1:]
         assert all(line.lstrip(" ").startswith("- ") for line in lines), name
 
 

@@ -67,7 +67,8 @@ def test_text_and_str(snap):
         str(snap)
         == snap.text
         == (
-            "- Group\n"
+            "# 1080x2400 portrait\n"
+            "- app com.android.settings\n"
             '  - Text "Settings"\n'
             "  - TextInput [ref=1] (Search settings) [focused]\n"
             "  - Group [ref=2]\n"
@@ -126,7 +127,6 @@ def test_find(snap):
     assert snap.find(text="nothing") == []
     # nodes() covers refs and plain labels alike, in line order
     assert [n.role for n in snap.nodes()] == [
-        "Group",
         "Text",
         "TextInput",
         "Group",
@@ -206,7 +206,10 @@ def test_find_does_not_match_a_hint_shown_as_text():
         )
     )
     snap = from_xml(xml)
-    assert snap.text == '- Group\n  - TextInput [ref=1] (Search)\n  - Text "Search results"'
+    assert snap.text == (
+        '# 1080x2400 portrait\n- app com.example\n  - TextInput [ref=1] (Search)\n'
+        '  - Text "Search results"'
+    )
     assert snap.find(text="Search") == []
     assert [n.text for n in snap.find(text_contains="search")] == ["Search results"]
     assert [n.ref for n in snap.find(desc="Search")] == [1]  # as the line shows it

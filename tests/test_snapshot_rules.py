@@ -6,7 +6,7 @@ import time
 
 from baremobile.snapshot import from_xml, role_for_class
 from baremobile.snapshot.prune import ECHO_LABEL_MAX
-from tests.snapshot_helpers import dump, node, recall
+from tests.snapshot_helpers import body, dump, node, recall
 
 TV = "android.widget.TextView"
 FL = "android.widget.FrameLayout"
@@ -19,7 +19,8 @@ SCREEN = (0, 0, 1080, 2400)
 
 
 def snap_text(*tops: str) -> str:
-    return from_xml(dump(*tops)).text
+    """The rules' output: the window's lines under its header."""
+    return body(from_xml(dump(*tops)).text)
 
 
 def test_single_child_wrappers_collapse():
@@ -44,7 +45,8 @@ def test_a_multi_child_group_stays():
         ),
         node(TV, (0, 200, 100, 300), text="c"),
     )
-    assert snap_text(xml) == '- Group\n  - Group\n    - Text "a"\n    - Text "b"\n  - Text "c"'
+    # the root FrameLayout says nothing: its window's header stands for it
+    assert snap_text(xml) == '- Group\n  - Text "a"\n  - Text "b"\n- Text "c"'
 
 
 def test_refs_for_every_kind_of_actionable_node_in_document_order():
@@ -64,14 +66,13 @@ def test_refs_for_every_kind_of_actionable_node_in_document_order():
         node(VIEW, (0, 50, 10, 60), password=True),
     )
     snap = from_xml(dump(xml))
-    assert snap.text == (
-        "- Group\n"
-        '  - Button [ref=1] "click"\n'
-        "  - View [ref=2] (long)\n"
-        '  - CheckBox [ref=3] "check"\n'
-        '  - ScrollView [ref=4] "in"\n'
-        '  - TextInput [ref=5] "typed"\n'
-        "  - View [ref=6] [password]"
+    assert body(snap.text) == (
+        '- Button [ref=1] "click"\n'
+        "- View [ref=2] (long)\n"
+        '- CheckBox [ref=3] "check"\n'
+        '- ScrollView [ref=4] "in"\n'
+        '- TextInput [ref=5] "typed"\n'
+        "- View [ref=6] [password]"
     )
     assert sorted(snap.refs) == [1, 2, 3, 4, 5, 6]
     assert snap.refs[4].scrollable and snap.refs[5].editable and snap.refs[6].editable
@@ -93,7 +94,7 @@ def test_zero_area_and_offscreen_nodes_get_no_ref_and_no_line():
         node(BTN, (0, 0, 100, 100), text="on", clickable=True),
     )
     snap = from_xml(dump(xml))
-    assert snap.text == '- Button [ref=1] "on"'
+    assert body(snap.text) == '- Button [ref=1] "on"'
     assert list(snap.refs) == [1]
 
 
@@ -130,7 +131,7 @@ def test_sibling_dedup_of_identical_label_leaves_only():
         node(BTN, row, text="•", clickable=True),
     )
     assert snap_text(xml) == (
-        '- Group\n  - Text "•"\n  - Text "a"\n  - Button [ref=1] "•"\n  - Button [ref=2] "•"'
+        '- Text "•"\n- Text "a"\n- Button [ref=1] "•"\n- Button [ref=2] "•"'
     )
 
 
@@ -143,7 +144,7 @@ def test_label_folding_into_a_bare_ref():
         clickable=True,
     )
     snap = from_xml(dump(xml))
-    assert snap.text == '- Group [ref=1] "Wi-Fi"'
+    assert body(snap.text) == '- Group [ref=1] "Wi-Fi"'
     # the RefNode keeps the node's own (empty) text; the label is what the line shows
     assert snap.refs[1].text == "" and snap.refs[1].label == "Wi-Fi"
 
@@ -212,14 +213,13 @@ def test_states():
         node("android.widget.ListView", (0, 60, 10, 70), text="G", scrollable=True),
     )
     assert snap_text(xml) == (
-        "- Group\n"
-        '  - Switch [ref=1] "A" [checked]\n'
-        '  - Text "B" [selected]\n'
-        '  - TextInput [ref=2] "C" [focused]\n'
-        '  - Button [ref=3] "D" [disabled]\n'
-        '  - Text "E"\n'
-        '  - View [ref=4] "F" [scrollable]\n'
-        '  - List [ref=5] "G"'
+        '- Switch [ref=1] "A" [checked]\n'
+        '- Text "B" [selected]\n'
+        '- TextInput [ref=2] "C" [focused]\n'
+        '- Button [ref=3] "D" [disabled]\n'
+        '- Text "E"\n'
+        '- View [ref=4] "F" [scrollable]\n'
+        '- List [ref=5] "G"'
     )
 
 
@@ -248,8 +248,8 @@ def test_hint_shown_as_desc_of_an_empty_field():
         node(EDIT, (0, 20, 10, 30), text="cats", extra=hint),  # filled
     )
     assert snap_text(xml) == (
-        "- Group\n  - TextInput [ref=1] (Search)\n  - TextInput [ref=2] (Search)\n"
-        '  - TextInput [ref=3] "cats"'
+        "- TextInput [ref=1] (Search)\n- TextInput [ref=2] (Search)\n"
+        '- TextInput [ref=3] "cats"'
     )
 
 
@@ -277,7 +277,14 @@ def test_every_top_level_window_is_kept():
         package="com.google.android.inputmethod.latin",
     )
     snap = from_xml(dump(status, app, ime))
-    assert snap.text == '- Text "9:41"\n- Button [ref=1] "Go"\n- View [ref=2] (q)'
+    assert snap.text == (
+        "# 1080x2400 portrait\n"
+        '- status bar: "9:41"\n'
+        "- app com.app\n"
+        '  - Button [ref=1] "Go"\n'
+        "- keyboard\n"
+        "  - View [ref=2] (q)"
+    )
     assert snap.package == "com.app"
     assert (snap.width, snap.height) == (1080, 2400)
 
@@ -302,7 +309,7 @@ def test_child_drawn_outside_its_parent_is_clipped_to_the_window_instead():
         node(FL, (0, 0, 1080, 100), node(BTN, (0, 200, 500, 300), text="out", clickable=True)),
     )
     snap = from_xml(dump(xml))
-    assert snap.text == '- Button [ref=1] "out"'
+    assert body(snap.text) == '- Button [ref=1] "out"'
     assert snap.refs[1].bounds == (0, 200, 500, 300)
 
 
@@ -393,7 +400,7 @@ def test_an_unknown_element_inside_a_node_is_transparent():
         b'text="Lbl"/></foo></node></hierarchy>'
     )
     snap = from_xml(xml)
-    assert snap.text == "- Group [ref=1] (Lbl)"
+    assert body(snap.text) == "- Group [ref=1] (Lbl)"
     assert snap.text == from_xml(xml.replace(b"<foo>", b"").replace(b"</foo>", b"")).text
     assert not recall(xml, snap.text, {1: snap.refs[1].center}).missed
     assert len(snap.refs) == 1 and snap.size == (100, 100)

@@ -48,7 +48,7 @@ def test_a_root_partly_off_screen_is_clipped_to_the_screen():
     snap = from_xml(
         b'<hierarchy><node clickable="true" text="x" bounds="[-500,-500][100,100]"/></hierarchy>'
     )
-    assert snap.text == '- View [ref=1] "x"'
+    assert snap.text == '# 100x100 square\n- app\n  - View [ref=1] "x"'
     assert snap.refs[1].bounds == (0, 0, 100, 100) and snap.refs[1].center == (50, 50)
     assert snap.refs[1].raw_bounds == (-500, -500, 100, 100)
 
@@ -65,7 +65,11 @@ def test_zero_area_root_children_are_clipped_to_the_other_windows_screen():
     app = node(FL, SCREEN, node(BTN, (0, 500, 1080, 600), text="Go", clickable=True))
     snap = from_xml(dump(ghost, app))
     assert snap.text == (
-        '- Button [ref=1] "edge"\n- Button [ref=2] "left"\n- Button [ref=3] "Go"'
+        "# 1080x2400 portrait\n"
+        "- app com.example\n"
+        '  - Button [ref=1] "edge"\n  - Button [ref=2] "left"\n'
+        "- app com.example\n"
+        '  - Button [ref=3] "Go"'
     )  # "beyond" lost its ref and its line; the refs after it were renumbered
     assert snap.refs[1].bounds == (1000, 2300, 1080, 2400)
     assert snap.refs[2].bounds == (0, 10, 50, 60)
@@ -77,7 +81,7 @@ def test_zero_area_root_children_are_clipped_to_the_other_windows_screen():
 def test_zero_area_root_alone_keeps_its_on_screen_children():
     xml = dump(node(FL, (0, 0, 0, 0), node(BTN, (10, 10, 110, 60), text="ok", clickable=True)))
     snap = from_xml(xml)
-    assert snap.text == '- Button [ref=1] "ok"' and snap.size == (0, 0)
+    assert snap.text == '- app com.example\n  - Button [ref=1] "ok"' and snap.size == (0, 0)
     assert snap.refs[1].center == (60, 35)
 
 
@@ -323,8 +327,9 @@ def _display_dump(first: int, second: int) -> str:
 def test_other_displays_are_marked_and_do_not_set_the_screen():
     snap = from_xml(_display_dump(0, 2))
     assert snap.text == (
-        '- Window "Main"\n  - Button [ref=1] "Phone OK"\n'
-        '- Window "Cast" [display=2]\n  - Button [ref=2] "TV Play"'
+        "# 1080x2400 portrait\n"
+        '- app com.phone "Main"\n  - Button [ref=1] "Phone OK"\n'
+        '- app com.tv "Cast" [display=2]\n  - Button [ref=2] "TV Play"'
     )
     assert snap.size == (1080, 2400) and snap.package == "com.phone"
     assert snap.refs[1].display == 0 and snap.refs[2].display == 2
@@ -334,13 +339,13 @@ def test_other_displays_are_marked_and_do_not_set_the_screen():
     # display 0 listed second: still the default
     snap = from_xml(_display_dump(2, 0))
     assert snap.size == (1920, 1080) and snap.package == "com.tv"
-    assert snap.text.startswith('- Window "Main" [display=2]')
+    assert snap.text.startswith('# 1920x1080 landscape\n- app com.phone "Main" [display=2]')
 
 
 def test_without_display_0_the_first_display_is_the_default():
     snap = from_xml(_display_dump(3, 5))
     assert snap.size == (1080, 2400) and snap.package == "com.phone"
-    assert '- Window "Main"\n' in snap.text + "\n" and "[display=5]" in snap.text
+    assert '- app com.phone "Main"\n' in snap.text and '"Cast" [display=5]\n' in snap.text
     assert snap.refs[1].display == 3
 
 
@@ -365,7 +370,10 @@ def test_plain_dump_with_display_ids_on_roots():
         extra={"display-id": "4"},
     )
     snap = from_xml(dump(main, other))
-    assert snap.text == '- Button [ref=1] "A"\n- Window [display=4]\n  - Button [ref=2] "B"'
+    assert snap.text == (
+        "# 1080x2400 portrait\n"
+        '- app com.a\n  - Button [ref=1] "A"\n- app com.b [display=4]\n  - Button [ref=2] "B"'
+    )
     assert snap.size == (1080, 2400) and snap.package == "com.a"
     assert snap.refs[2].display == 4 and snap.refs[1].display == 0
     assert render(parse(snap.text)) == snap.text

@@ -61,7 +61,9 @@ def test_byte_by_byte():
 
 def test_decoding_is_exact():
     snap = from_xml(SAMPLE)
-    assert snap.text.startswith('- Group\n  - Text "Привет, 世界 👋 & <ok> \\"q\\""')
+    assert snap.text.startswith(
+        '# 1080x2400 portrait\n- app com.example\n  - Text "Привет, 世界 👋 & <ok> \\"q\\""'
+    )
     assert snap.refs[2].desc == "Zurück"
 
 
@@ -79,7 +81,7 @@ def test_bom_and_leading_whitespace(prefix):
 
 def test_missing_xml_declaration():
     bare = dump(node(BTN, (0, 0, 10, 10), text="x", clickable=True), decl=False)
-    assert from_xml(bare).text == '- Button [ref=1] "x"'
+    assert from_xml(bare).text == '# 10x10 square\n- app com.example\n  - Button [ref=1] "x"'
 
 
 def test_utf16_with_bom():
@@ -131,8 +133,9 @@ def test_windows_format():
     )
     snap = from_xml(xml)
     assert snap.text == (
-        '- Window "Status bar"\n  - Text "9:41"\n'
-        '- Window "Example" [focused]\n  - Button [ref=1] "Go"'
+        "# 1080x2400 portrait\n"
+        '- status bar: "9:41"\n'
+        '- app com.app "Example" [focused]\n  - Button [ref=1] "Go"'
     )
     assert snap.package == "com.app"
     assert (snap.width, snap.height) == (1080, 2400)
@@ -295,7 +298,7 @@ def test_deep_nesting_is_refused_fast_without_recursion_errors():
     assert time.perf_counter() - t0 < 1.0
     # within the limit, a deep chain works and renders without recursion
     ok = b"<hierarchy>" + unit * 500 + b"</node>" * 500 + b"</hierarchy>"
-    assert from_xml(ok, max_nesting=600).text == ""
+    assert from_xml(ok, max_nesting=600).text == "# 10x10 square"  # nothing but the screen
 
 
 def test_deep_pruned_tree_renders_and_parses_without_recursion():
@@ -306,7 +309,7 @@ def test_deep_pruned_tree_renders_and_parses_without_recursion():
     )
     data = b"<hierarchy>" + opening + b"</node>" * depth + b"</hierarchy>"
     snap = from_xml(data, max_nesting=depth + 10)
-    assert len(snap.text.split("\n")) == depth
+    assert len(snap.text.split("\n")) == depth + 2  # the screen line and the window header
     assert render(parse(snap.text)) == snap.text
 
 

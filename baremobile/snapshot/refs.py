@@ -8,12 +8,12 @@ never looked up pays nothing for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from baremobile.snapshot.tree import Node
+from baremobile.snapshot.tree import ID_NAME, Node
 
-__all__ = ["RefMap", "RefNode", "parse_bounds"]
+__all__ = ["RefMap", "RefNode", "id_name", "label_bare_refs", "parse_bounds"]
 
 
 def parse_bounds(s: str | None) -> tuple[int, int, int, int]:
@@ -25,6 +25,36 @@ def parse_bounds(s: str | None) -> tuple[int, int, int, int]:
         return (int(x1), int(y1), int(x2), int(y2))
     except ValueError:
         return (0, 0, 0, 0)
+
+
+def id_name(resource_id: str) -> str:
+    """The entry name of a resource id (``pkg:id/send`` → ``send``) when a ``#id`` can show
+    it, else ``""``."""
+    name = resource_id.rpartition(":id/")[2]
+    return name if name and ID_NAME.fullmatch(name) else ""
+
+
+def _labelled_below(node: Node) -> bool:
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        if n.text or n.desc:
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def label_bare_refs(nodes: Iterable[Node]) -> None:
+    """Give refs with no text, desc or labelled descendant their resource id's entry name
+    (``- Image [ref=4] #send_button``): ``Node.id_name``."""
+    for node in nodes:
+        if node.text or node.desc or node.ref is None or node.attrs is None:
+            continue
+        rid = node.attrs.get("resource-id")
+        if rid:
+            name = id_name(rid)
+            if name and not _labelled_below(node):
+                node.id_name = name
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,19 @@
 
 ::
 
-    - Role [ref=N] "text" (desc) [state, state]
-      - Child …
+    # 1080x2400 portrait
+    - app com.android.settings
+      - Role [ref=N] #id "text" (desc) [state, state]
+        - Child …
+    - navigation bar: [ref=9] (Back), [ref=10] (Home)
 
+* the first line, when the root knows it, gives the screen size and orientation;
+* each top-level line is a window header (:class:`~baremobile.snapshot.tree.Window`): its kind
+  (lower-case words), its package for apps, dialogs and unknown windows, its ``"title"``
+  and states; a *condensed* header lists its window's nodes inline after ``": "``, each as
+  ``[ref=N] #id "text" (desc) [states]`` without role, separated by ``", "``;
 * two spaces of indent per depth; every part after the role is optional;
+* ``#id`` is the resource id's entry name, shown only on refs with nothing else to name them;
 * ``text`` is double-quoted; ``\\``, ``"``, and every character that could end a line or hide
   (C0/C1 controls, DEL, U+2028, U+2029) are backslash-escaped (``\\n``, ``\\r``, ``\\t``,
   ``\\xNN``, ``\\uNNNN``), so one line is always one node and decoding is exact;
@@ -21,9 +30,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from baremobile.snapshot.tree import Node
+from baremobile.snapshot.tree import Node, Window
 
-__all__ = ["Rendered", "Truncation", "escape_desc", "escape_text", "render", "render_report"]
+__all__ = [
+    "Rendered",
+    "Truncation",
+    "escape_desc",
+    "escape_text",
+    "header_line",
+    "inline_item",
+    "node_line",
+    "render",
+    "render_report",
+]
 
 # Characters that must not appear raw on a line: C0 controls, DEL and C1 controls, and the
 # Unicode line/paragraph separators (str.splitlines() breaks on several of these).
@@ -88,24 +107,66 @@ class Rendered:
     truncation: Truncation | None
 
 
-def _line(node: Node, depth: int) -> str:
-    parts = ["  " * depth, "- ", node.role]
+def inline_item(node: Node) -> str:
+    """One node of a condensed header: ``[ref=N] #id "text" (desc) [states]`` (no role)."""
+    parts = []
     if node.ref is not None:
-        parts.append(f" [ref={node.ref}]")
+        parts.append(f"[ref={node.ref}]")
+    if node.id_name:
+        parts.append("#" + node.id_name)
     text = node.text
     if text:
-        parts.append(f' "{escape_text(text)}"')
+        parts.append(f'"{escape_text(text)}"')
     desc = node.desc
     if desc and desc != text:
-        parts.append(f" ({escape_desc(desc)})")
+        parts.append(f"({escape_desc(desc)})")
     if node.states:
-        parts.append(f" [{', '.join(node.states)}]")
-    return "".join(parts)
+        parts.append(f"[{', '.join(node.states)}]")
+    return " ".join(parts)
 
 
-def _render_all(tops: list[Node]) -> str:
+def header_line(win: Window) -> str:
+    """A window header (without indent): ``- app com.example "Title" [focused]``."""
+    line = "- " + win.kind
+    if win.package_name:
+        line += " " + win.package_name
+    if win.text:
+        line += f' "{escape_text(win.text)}"'
+    if win.states:
+        line += " [" + ", ".join(win.states) + "]"
+    if win.condensed:
+        items = [it for n in win.children for d in n.walk() if (it := inline_item(d))]
+        if items:
+            line += ": " + ", ".join(items)
+    return line
+
+
+def node_line(node: Node) -> str:
+    """The line of ``node`` without indent (a window header for a :class:`Window`)."""
+    if type(node) is Window:
+        return header_line(node)
+    line = "- " + node.role
+    if node.ref is not None:
+        line += f" [ref={node.ref}]"
+    if node.id_name:
+        line += " #" + node.id_name
+    text = node.text
+    if text:
+        line += f' "{escape_text(text)}"'
+    desc = node.desc
+    if desc and desc != text:
+        line += f" ({escape_desc(desc)})"
+    if node.states:
+        line += f" [{', '.join(node.states)}]"
+    return line
+
+
+def _line(node: Node, depth: int) -> str:
+    return "  " * depth + node_line(node)
+
+
+def _render_all(tops: list[Node], out: list[str]) -> str:
     """The no-limits path: the same lines as :func:`_line`, built inline."""
-    out: list[str] = []
     append = out.append
     indents = ["- "]
     stack: list[tuple[Node, int]] = [(n, 0) for n in reversed(tops)]
@@ -117,18 +178,25 @@ def _render_all(tops: list[Node]) -> str:
         node, depth = pop()
         if depth >= len(indents):
             indents.extend("  " * d + "- " for d in range(len(indents), depth + 1))
-        line = indents[depth] + node.role
-        if node.ref is not None:
-            line += f" [ref={node.ref}]"
-        text = node.text
-        if text:
-            line += ' "' + esc_t(text) + '"'
-        desc = node.desc
-        if desc and desc != text:
-            line += " (" + esc_d(desc) + ")"
-        if node.states:
-            line += " [" + ", ".join(node.states) + "]"
-        append(line)
+        if type(node) is Window:
+            append("  " * depth + header_line(node))
+            if node.condensed:
+                continue
+        else:
+            line = indents[depth] + node.role
+            if node.ref is not None:
+                line += f" [ref={node.ref}]"
+            if node.id_name:
+                line += " #" + node.id_name
+            text = node.text
+            if text:
+                line += ' "' + esc_t(text) + '"'
+            desc = node.desc
+            if desc and desc != text:
+                line += " (" + esc_d(desc) + ")"
+            if node.states:
+                line += " [" + ", ".join(node.states) + "]"
+            append(line)
         kids = node.children
         if kids:
             depth += 1
@@ -137,13 +205,27 @@ def _render_all(tops: list[Node]) -> str:
     return "\n".join(out)
 
 
+def screen_line(tree: Node | list[Node]) -> str | None:
+    """The first line of the text of ``tree``: ``# 1080x2400 portrait`` (None: no root or
+    no screen known)."""
+    if isinstance(tree, Node) and tree.role == "" and tree.text:
+        return "# " + tree.text
+    return None
+
+
 def _count(nodes: list[Node], refs: list[int]) -> int:
+    """Lines under ``nodes`` (a condensed header is one line); their refs go to ``refs``."""
     n = 0
-    for top in nodes:
-        for node in top.walk():
-            n += 1
-            if node.ref is not None:
-                refs.append(node.ref)
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        n += 1
+        if type(node) is Window and node.condensed:
+            refs.extend(d.ref for d in node.walk() if d.ref is not None)
+            continue
+        if node.ref is not None:
+            refs.append(node.ref)
+        stack.extend(node.children)
     return n
 
 
@@ -156,23 +238,29 @@ def render_report(
 ) -> Rendered:
     """Render ``tree`` and report what the limits cut.
 
-    ``tree`` is a root node (role ``""``: only its children are printed), any other node
-    (printed itself), or a list of top-level nodes. ``max_depth`` keeps lines of depth
-    ``0..max_depth``; ``max_nodes`` keeps that many lines; ``max_chars`` bounds the length of
-    the whole text, the truncation note included. Cut subtrees are reported, never renumbered.
+    ``tree`` is a root node (role ``""``: only its children are printed, after the screen
+    line its ``text`` gives), any other node (printed itself), or a list of top-level nodes.
+    ``max_depth`` keeps lines of depth ``0..max_depth``; ``max_nodes`` keeps that many node
+    lines; ``max_chars`` bounds the length of the whole text, the truncation note included.
+    Cut subtrees are reported, never renumbered.
     """
     tops = (
         list(tree) if not isinstance(tree, Node) else tree.children if tree.role == "" else [tree]
     )
+    first = screen_line(tree)
     if max_chars is None and max_depth is None and max_nodes is None:
-        return Rendered(_render_all(tops), None)
+        return Rendered(_render_all(tops, [first] if first else []), None)
     lines: list[str] = []
-    shown: list[Node] = []
+    shown: list[Node | None] = []
     size = -1  # running len("\n".join(lines))
     budget = max_chars
     cut_refs: list[int] = []
     cut_nodes = 0
     reason: str | None = None
+    if first and (budget is None or len(first) <= budget):
+        lines.append(first)
+        shown.append(None)
+        size = len(first)
     stack: list[tuple[Node, int]] = [(n, 0) for n in reversed(tops)]
     while stack:
         node, depth = stack.pop()
@@ -180,7 +268,7 @@ def render_report(
             cut_nodes += _count([node], cut_refs)
             reason = reason or "max_depth"
             continue
-        if max_nodes is not None and len(lines) >= max_nodes:
+        if max_nodes is not None and len(shown) - (shown[:1] == [None]) >= max_nodes:
             reason = reason or "max_nodes"
             cut_nodes += _count([node] + [n for n, _ in stack], cut_refs)
             break
@@ -193,7 +281,7 @@ def render_report(
         shown.append(node)
         size += 1 + len(line)
         kids = node.children
-        if kids:
+        if kids and not (type(node) is Window and node.condensed):
             for kid in reversed(kids):
                 stack.append((kid, depth + 1))
     if reason is None:
@@ -206,9 +294,13 @@ def render_report(
         # make room for the note: the last lines shown go too (and are reported)
         size -= 1 + len(lines.pop())
         dropped = shown.pop()
-        cut_nodes += 1
-        if dropped.ref is not None:
-            cut_refs.append(dropped.ref)
+        if dropped is not None:
+            if type(dropped) is Window and dropped.condensed:
+                cut_nodes += _count([dropped], cut_refs)
+            else:
+                cut_nodes += 1
+                if dropped.ref is not None:
+                    cut_refs.append(dropped.ref)
     if max_chars is not None:
         note = note[: max(0, max_chars - size - 1)]
     lines.append(note)

@@ -6,9 +6,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from baremobile.snapshot import diff as _diff
 from baremobile.snapshot.refs import RefMap
-from baremobile.snapshot.render import Truncation
-from baremobile.snapshot.tree import Node
+from baremobile.snapshot.render import Truncation, render, render_report
+from baremobile.snapshot.tree import Node, Window
 
 __all__ = ["Snapshot"]
 
@@ -21,10 +22,23 @@ class Snapshot:
     * :attr:`tree` — the pruned tree (a root :class:`Node` of role ``""``);
     * :attr:`width`, :attr:`height`, :attr:`rotation` — the screen as the dump saw it;
     * :attr:`package` — the foreground app (the main app window, not system UI or keyboard);
-    * :attr:`truncated` / :attr:`truncation` — whether and what a limit cut from the text.
+    * :attr:`truncated` / :attr:`truncation` — whether and what a limit cut from the text;
+    * :attr:`is_diff` — whether :attr:`text` is a diff against the previous snapshot
+      (``page.snapshot(diff=True)``); :attr:`full_text` is the whole screen either way.
     """
 
-    __slots__ = ("text", "refs", "tree", "width", "height", "rotation", "package", "truncation")
+    __slots__ = (
+        "text",
+        "refs",
+        "tree",
+        "width",
+        "height",
+        "rotation",
+        "package",
+        "truncation",
+        "is_diff",
+        "_full",
+    )
 
     def __init__(
         self,
@@ -46,6 +60,50 @@ class Snapshot:
         self.rotation = rotation
         self.package = package
         self.truncation = truncation
+        #: True when :attr:`text` is a diff (see :mod:`baremobile.snapshot.diff`)
+        self.is_diff = False
+        self._full: str | None = None if truncation is not None else text
+
+    @property
+    def full_text(self) -> str:
+        """The whole screen in the grammar: no limits applied, never a diff."""
+        if self._full is None:
+            self._full = render(self.tree)
+        return self._full
+
+    @property
+    def windows(self) -> list[Window]:
+        """The window headers (top-level lines), in order."""
+        return [w for w in self.tree.children if isinstance(w, Window)]
+
+    def diff_from(self, previous: str | None, *, max_chars: int | None = None) -> Snapshot:
+        """This snapshot with a diff against ``previous`` (a full text) as its :attr:`text`.
+
+        With no previous text, or when most of the screen changed, the text is the whole
+        screen after the note ``# new screen: the full snapshot follows``. A diff longer
+        than ``max_chars`` gives way to the whole screen cut to ``max_chars``.
+        """
+        full = self.full_text
+        text = _diff.diff(previous, full) if previous is not None else _diff.FULL_NOTE + "\n" + full
+        truncation = None
+        if max_chars is not None and len(text) > max_chars:
+            budget = max(1, max_chars - len(_diff.FULL_NOTE) - 1)
+            cut = render_report(self.tree, max_chars=budget)
+            text = _diff.FULL_NOTE + "\n" + cut.text
+            truncation = cut.truncation
+        out = Snapshot(
+            text,
+            self.refs,
+            self.tree,
+            width=self.width,
+            height=self.height,
+            rotation=self.rotation,
+            package=self.package,
+            truncation=truncation,
+        )
+        out.is_diff = True
+        out._full = full
+        return out
 
     @property
     def truncated(self) -> bool:
@@ -58,9 +116,12 @@ class Snapshot:
         return (self.width, self.height)
 
     def nodes(self) -> Iterator[Node]:
-        """Every kept node, in line order (refs and plain labels alike)."""
+        """Every kept node, in line order (refs and plain labels alike; not the window
+        headers, see :attr:`windows`)."""
         for top in self.tree.children:
-            yield from top.walk()
+            for node in top.walk():
+                if type(node) is not Window:
+                    yield node
 
     def find(
         self,
@@ -117,7 +178,7 @@ class Snapshot:
         return (
             f"<Snapshot {self.width}x{self.height} {self.package or '?'}: "
             f"{len(self.refs)} refs, {len(self.text)} chars"
-            f"{', truncated' if self.truncated else ''}>"
+            f"{', diff' if self.is_diff else ''}{', truncated' if self.truncated else ''}>"
         )
 
     def _repr_markdown_(self) -> str:

@@ -25,48 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.prune import PruneState, WindowInfo
-from baremobile.snapshot.refs import RefMap
+from baremobile.snapshot.refs import RefMap, label_bare_refs
 from baremobile.snapshot.render import render_report
 from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.tree import Node
+from baremobile.snapshot.windows import is_input_method, screen_text, window_headers
 
 __all__ = ["build_snapshot", "is_input_method", "is_secondary"]
 
 Rect = tuple[int, int, int, int]
 
 _SYSTEM_PACKAGES = frozenset({"com.android.systemui", "android"})
-#: Keyboards whose package name does not say "inputmethod" or end in ".ime".
-_IME_PACKAGES = frozenset(
-    {
-        "com.samsung.android.honeyboard",  # Samsung Keyboard
-        "com.touchtype.swiftkey",  # Microsoft SwiftKey
-        "com.touchtype.swiftkey.beta",
-        "com.baidu.input",  # Baidu IME, and its OEM builds below
-        "com.baidu.input_huawei",
-        "com.baidu.input_mi",
-        "com.baidu.input_oppo",
-        "com.baidu.input_vivo",
-        "com.baidu.input_yijia",
-        "com.tencent.qqpinyin",  # QQ Pinyin
-        "com.tencent.wetype",  # WeChat Keyboard
-        "com.nuance.swype.dtc",  # Swype
-        "com.syntellia.fleksy.keyboard",  # Fleksy
-        "com.grammarly.android.keyboard",  # Grammarly
-        "org.pocketworkstation.pckeyboard",  # Hacker's Keyboard
-        "rkr.simplekeyboard.inputmethod",
-        "com.menny.android.anysoftkeyboard",  # AnySoftKeyboard
-        "org.futo.inputmethod.latin",
-        "com.jb.emoji.gokeyboard",  # GO Keyboard
-        "com.cootek.smartinputv5",  # TouchPal
-        "com.emoji.keyboard.touchpal",
-        "com.kika.keyboard",  # Kika
-        "com.sec.android.inputmethod",  # older Samsung Keyboard
-    }
-)
-#: Package prefixes of keyboard vendors (Gboard and AOSP contain "inputmethod"; Sogou is
-#: ``com.sohu.inputmethod.sogou``, iFlytek ``com.iflytek.inputmethod``).
-_IME_PREFIXES = ("com.baidu.input", "com.touchtype.", "com.nuance.swype")
 #: ``AccessibilityWindowInfo`` types of windows that are not the app.
 _APP_TYPES = frozenset({"TYPE_APPLICATION", "1"})
 _IME_TYPES = frozenset({"TYPE_INPUT_METHOD", "2"})
@@ -76,17 +47,6 @@ MAX_COVER_WINDOWS = 32
 #: Rects a keyboard covers with (its kept top-level nodes), and rects one ref is checked
 #: against for a free part; more are merged into their hull.
 MAX_COVER_RECTS = 4
-
-
-def is_input_method(package: str) -> bool:
-    """Whether ``package`` is a known keyboard (input method) app."""
-    return (
-        "inputmethod" in package
-        or package.endswith(".ime")
-        or ".ime." in package
-        or package in _IME_PACKAGES
-        or package.startswith(_IME_PREFIXES)
-    )
 
 
 def is_secondary(win: WindowInfo) -> bool:
@@ -384,46 +344,25 @@ def _uncover(windows: list[WindowInfo], refs: dict[int, Node], renumbered: bool)
 # -- displays ------------------------------------------------------------------------------
 
 
-def _mark_displays(st: PruneState, default: int) -> None:
-    """``display=N`` on the windows of other displays; ``display`` on their nodes."""
+def _mark_displays(st: PruneState) -> None:
+    """``display`` on the nodes of other displays' windows (their headers say ``display=N``)."""
     for win in st.windows:
         if win.display != 0:
             for node in _walk(win.tops):
                 node.display = win.display
-    for wnode in st.window_nodes:
-        if wnode.display != default:
-            wnode.states = wnode.states + (f"display={wnode.display}",)
-    # plain dumps: the top-level nodes of another display's window go under a Window line
-    marked = {
-        id(n): win
-        for win in st.windows
-        if win.display != default and not win.windowed
-        for n in win.tops
-    }
-    if not marked:
-        return
-    roots: list[Node] = []
-    cur: WindowInfo | None = None
-    for node in st.roots:
-        win = marked.get(id(node))
-        if win is None:
-            roots.append(node)
-            cur = None
-        elif win is cur:
-            roots[-1].children.append(node)
-        else:
-            holder = Node("Window", None, win.title, "", (f"display={win.display}",), [node])
-            holder.display = win.display
-            roots.append(holder)
-            cur = win
-    st.roots[:] = roots
 
 
 # -- the snapshot --------------------------------------------------------------------------
 
 
-def build_snapshot(st: PruneState, limits: dict[str, int | None]) -> Snapshot:
-    """Settle what needed the whole dump, render, and return the :class:`Snapshot`."""
+def build_snapshot(
+    st: PruneState, limits: dict[str, int | None], tracker: RefTracker | None = None
+) -> Snapshot:
+    """Settle what needed the whole dump, name the windows, render, return the Snapshot.
+
+    With a ``tracker`` (a Page's), refs are renumbered to stay stable across snapshots
+    before anything is rendered; without one they are ``1..N`` in line order.
+    """
     windows = st.windows
     refs = st.refs
     if windows:
@@ -432,8 +371,7 @@ def build_snapshot(st: PruneState, limits: dict[str, int | None]) -> Snapshot:
         width, height = screens[default]
         displays = len(screens) > 1 or default != 0
         unbounded = [w for w in windows if w.unbounded]
-        if len(windows) > 1 or unbounded or displays:
-            _set_tops(windows)
+        _set_tops(windows)
         renumber = False
         for win in unbounded:
             w, h = screens[win.display]
@@ -441,17 +379,22 @@ def build_snapshot(st: PruneState, limits: dict[str, int | None]) -> Snapshot:
                 holders = [st.roots] + [n.children for n in st.window_nodes]
                 if _clip_unbounded(win, (0, 0, w, h), holders):
                     renumber = True
-        if renumber:
-            refs = _renumber(st.roots)
         if len(windows) > 1:
             _uncover(windows, refs, renumber)
         if displays:
-            _mark_displays(st, default)
+            _mark_displays(st)
         package = _foreground_package(w for w in windows if w.display == default)
+        tops = window_headers(windows, st.window_nodes, screens, default, package)
+        if renumber:
+            refs = _renumber(tops)
     else:
         width = height = 0
         package = ""
-    tree = Node("", children=st.roots)
+        tops = []
+    label_bare_refs(refs.values())
+    if tracker is not None:
+        refs = tracker.assign(tops, refs, (width, height))
+    tree = Node("", text=screen_text(width, height), children=tops)
     rendered = render_report(tree, **limits)
     return Snapshot(
         rendered.text,

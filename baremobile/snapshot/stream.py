@@ -46,6 +46,7 @@ from collections.abc import Iterator
 
 from baremobile.errors import DumpFailed, DumpTooLarge, InvalidArgument, InvalidDump
 from baremobile.snapshot.dump_errors import MAX_STATUS_BYTES, StatusScan, dump_error
+from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.prune import (
     DEFAULT_ELEMENTS,
     DEFAULT_NESTING,
@@ -118,6 +119,8 @@ class StreamPruner:
 
     Keyword limits: ``max_chars``, ``max_depth``, ``max_nodes`` bound the rendered text (cut
     nodes are reported in :attr:`Snapshot.truncation`, refs are never renumbered);
+    ``tracker`` (a Page's :class:`~baremobile.snapshot.identity.RefTracker`) keeps refs
+    stable across snapshots; without one they are ``1..N`` in line order.
     ``max_bytes``, ``max_token_bytes``, ``max_nesting``, ``max_elements`` and ``max_refs``
     bound what input is accepted at all (:class:`~baremobile.errors.DumpTooLarge` names the
     one exceeded). A UTF-8 BOM, a missing XML declaration and leading whitespace are fine;
@@ -139,7 +142,9 @@ class StreamPruner:
         max_nesting: int = DEFAULT_MAX_NESTING,
         max_elements: int = DEFAULT_MAX_ELEMENTS,
         max_refs: int = DEFAULT_MAX_REFS,
+        tracker: RefTracker | None = None,
     ) -> None:
+        self._tracker = tracker
         self._limits = {"max_chars": max_chars, "max_depth": max_depth, "max_nodes": max_nodes}
         self._max_bytes = max_bytes
         self._max_token = max_token_bytes
@@ -436,7 +441,7 @@ class StreamPruner:
         return self._snapshot()
 
     def _snapshot(self) -> Snapshot:
-        return build_snapshot(self._state, self._limits)
+        return build_snapshot(self._state, self._limits, self._tracker)
 
 
 def from_xml(xml: bytes | str, **limits: int | None) -> Snapshot:

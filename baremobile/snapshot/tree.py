@@ -3,17 +3,21 @@
 The pruner builds it, :func:`~baremobile.snapshot.render.render` prints it and
 :func:`~baremobile.snapshot.parse.parse` rebuilds it from text. A node built by the pruner also
 keeps the dump's attributes (``cls``, ``resource_id``, ``package``, ``bounds``…); a node parsed
-from text has only what the grammar carries (role, ref, text, desc, states, children).
+from text has only what the grammar carries (role, ref, id, text, desc, states, children).
+
+The root of a snapshot's tree is a node of role ``""`` whose ``text`` is the screen line
+(``1080x2400 portrait``); its children are :class:`Window` headers, one per top-level window.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from baremobile.snapshot.layout import attr_dict
 
-__all__ = ["Node", "STATE_ORDER"]
+__all__ = ["ID_NAME", "Node", "STATE_ORDER", "WINDOW_KINDS", "Window"]
 
 #: The states a snapshot prints, in the order it prints them. ``Window`` lines of a display
 #: other than the default one also carry ``display=N`` (after these).
@@ -26,6 +30,10 @@ STATE_ORDER: tuple[str, ...] = (
     "scrollable",
     "covered",
 )
+
+#: The resource-id entry names a ``#id`` can show (others are not shown: they could not be
+#: read back). Real ones are Java identifiers; web views add ``-``.
+ID_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 class Node:
@@ -47,6 +55,7 @@ class Node:
         "vis",
         "tap",
         "display",
+        "id_name",
     )
 
     def __init__(
@@ -75,6 +84,9 @@ class Node:
         self.tap: tuple[int, int] | None = None
         #: the display the node is on (``<display id>``, else its window's ``display-id``)
         self.display = 0
+        #: the resource id's entry name the line shows (``#name``): set on refs that have no
+        #: text, desc or labelled descendant, else ``""``
+        self.id_name = ""
 
     # -- dump attributes -----------------------------------------------------------------
 
@@ -146,8 +158,14 @@ class Node:
 
         def fields(node: Node) -> dict[str, Any]:
             out: dict[str, Any] = {"role": node.role}
+            if isinstance(node, Window):
+                out["kind"] = node.kind
+                if node.package:
+                    out["package"] = node.package
             if node.ref is not None:
                 out["ref"] = node.ref
+            if node.id_name:
+                out["id"] = node.id_name
             if node.text:
                 out["text"] = node.text
             if node.desc:
@@ -179,3 +197,69 @@ class Node:
         if self.children:
             bits.append(f"+{len(self.children)} children")
         return f"<Node {' '.join(bits)}>"
+
+
+#: The kinds of window a header can name, in the words the header prints.
+WINDOW_KINDS: tuple[str, ...] = (
+    "app",
+    "dialog",
+    "keyboard",
+    "status bar",
+    "navigation bar",
+    "notification shade",
+    "window",
+)
+
+
+class Window(Node):
+    """A window header: one per top-level window, its kept nodes as children.
+
+    Prints as ``- app com.android.settings`` (``kind``, then ``package`` for apps, dialogs and
+    windows of unknown kind), then the window's ``"title"`` when the dump gives one
+    (``--windows`` dumps) and its states (``focused``, ``display=N``). A ``condensed``
+    header prints its whole subtree on its own line: ``- status bar: "9:41", (Wi-Fi)``.
+    ``role`` is the kind; ``text`` is the title.
+    """
+
+    __slots__ = ("kind", "package_name", "condensed")
+
+    def __init__(
+        self,
+        kind: str,
+        package: str = "",
+        title: str = "",
+        states: tuple[str, ...] = (),
+        children: list[Node] | None = None,
+        *,
+        condensed: bool = False,
+    ) -> None:
+        super().__init__(kind, None, title, "", states, children)
+        #: what the window is: one of :data:`WINDOW_KINDS`
+        self.kind = kind
+        #: the package that owns it (printed for apps, dialogs and other windows)
+        self.package_name = package
+        #: True: printed on one line with its nodes inline (system bars)
+        self.condensed = condensed
+
+    @property
+    def package(self) -> str:
+        """The window's package (``""`` when unknown)."""
+        return self.package_name
+
+    @property
+    def title(self) -> str:
+        """The window's title (``--windows`` dumps), else ``""``."""
+        return self.text
+
+    def __repr__(self) -> str:
+        bits = [self.kind]
+        if self.package_name:
+            bits.append(self.package_name)
+        if self.text:
+            bits.append(repr(self.text))
+        if self.states:
+            bits.append(f"states={list(self.states)}")
+        if self.condensed:
+            bits.append("condensed")
+        bits.append(f"+{len(self.children)} children")
+        return f"<Window {' '.join(bits)}>"

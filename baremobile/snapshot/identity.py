@@ -1,0 +1,347 @@
+"""Stable refs: within one Page, an element keeps its ``[ref=N]`` from snapshot to snapshot.
+
+:class:`RefTracker` is sans-I/O: it is handed each new pruned tree (its refs numbered
+``1..N`` by the pruner) and renumbers the refs in place, matching them against the refs of
+the previous tree. A Page holds one for its whole life; the one-shot ``from_xml`` /
+``baremobile.snapshot()`` have none and keep ``1..N``.
+
+**What identifies an element** (its *key*): its window (the header's kind, package and
+display), its class, its resource id and
+
+* its label — the text and desc its line shows; for an editable field, whose text is what
+  was typed, its ``hint`` and ``content-desc`` attributes instead;
+* the labels of the lines inside it, down to the next ref (a row's ``Text`` lines), except
+  for a scrollable element, whose contents change as it scrolls;
+* for a ref with neither (a bare icon), its context: its parent line's label and the
+  labels of the label-only lines beside it.
+
+**The rule**, applied to the previous and the new snapshot's refs:
+
+1. Same key, one on each side: the same element, wherever it moved (scrolled, rotated,
+   under a dialog now).
+2. Same key, several on a side (identical rows): paired in order, at the offset whose
+   pairs moved the way their container moved. A container's move is the median move of
+   its elements that rule 1 matched (the nearest scrollable ref around them, else the
+   window); a pair counts when the old element, moved that much, has its middle in the
+   middle half of the new one. Without a known move, 0 is assumed; after the screen's size
+   changed (rotation), pairs are made in order only when both sides have as many.
+3. A ref still unmatched whose label is the same and not empty (or, with an empty label,
+   whose first inner label is the same) keeps its number when it sits where its
+   container's known move puts it: a row whose second line changed ("100%" → "99%").
+   Not after a rotation, and never without a known move.
+4. Everything else is a new element: it gets the next unused number. A number is never
+   given again once its element is gone.
+
+**Limits.** Two elements that share every part of a key cannot be told apart: when one
+replaces the other at the same place (a list scrolled by exactly one identical row) it
+inherits the ref. An element whose label changes (a button going "Follow" → "Following")
+gets a new ref, as does a row whose first line changes, and an element that leaves the
+screen and comes back: only the previous snapshot is compared.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from baremobile.snapshot.roles import class_info
+from baremobile.snapshot.tree import Node, Window
+
+__all__ = ["RefTracker", "element_keys"]
+
+#: Inner labels kept per element (a long row says who it is in its first lines).
+MAX_INNER = 8
+#: Neighbour labels kept as a bare ref's context.
+MAX_CONTEXT = 4
+#: Descriptions of gone refs remembered for error messages.
+MAX_GONE = 4096
+
+Key = tuple[object, ...]
+
+
+@dataclass(slots=True)
+class _Entry:
+    ref: int
+    node: Node
+    key: Key
+    loose: Key | None
+    container: Key
+    center: tuple[int, int]
+    size: tuple[int, int]
+
+
+def _label(node: Node) -> tuple[str, str]:
+    return (node.text, node.desc)
+
+
+def _scrolls(node: Node) -> bool:
+    a = node.attrs
+    if a is not None:
+        return a.get("scrollable") == "true"
+    return node.role in ("List", "ScrollView", "Pager") or "scrollable" in node.states
+
+
+def _editable(node: Node) -> bool:
+    a = node.attrs
+    if a is None:
+        return node.role == "TextInput"
+    return class_info(a.get("class", "")).editable or a.get("password") == "true"
+
+
+def _inner(node: Node) -> tuple[str, ...]:
+    """Labels of the ref-less lines inside ``node``, down to the next ref."""
+    out: list[str] = []
+    stack = list(reversed(node.children))
+    while stack and len(out) < MAX_INNER:
+        n = stack.pop()
+        if n.ref is not None:
+            continue
+        for s in (n.text, n.desc):
+            if s:
+                out.append(s)
+        stack.extend(reversed(n.children))
+    return tuple(out[:MAX_INNER])
+
+
+def _context(parent: Node | None, node: Node) -> tuple[str, ...]:
+    if parent is None:
+        return ()
+    out = [parent.text, parent.desc] if type(parent) is not Window else []
+    for sib in parent.children:
+        if sib is node or sib.ref is not None or sib.children:
+            continue
+        for s in (sib.text, sib.desc):
+            if s and len(out) < MAX_CONTEXT + 2:
+                out.append(s)
+    return tuple(out)
+
+
+def _entries(tops: Iterable[Node]) -> list[_Entry]:
+    """One entry per ref, in line order."""
+    out: list[_Entry] = []
+    # (node, window key, parent, container key)
+    stack: list[tuple[Node, Key, Node | None, Key]] = []
+    for top in reversed(list(tops)):
+        if type(top) is Window:
+            wkey: Key = (top.kind, top.package_name, top.display)
+        else:
+            wkey = ("", "", top.display)
+        stack.append((top, wkey, None, ("window", *wkey)))
+    while stack:
+        node, wkey, parent, container = stack.pop()
+        inner_container = container
+        if node.ref is not None:
+            a = node.attrs
+            cls = a.get("class", "") if a is not None else node.role
+            rid = a.get("resource-id", "") if a is not None else node.id_name
+            editable = _editable(node)
+            if editable and a is not None:
+                label = (a.get("hint", ""), a.get("content-desc", ""))
+            else:
+                label = _label(node)
+            scrolls = _scrolls(node)
+            inner = () if scrolls else _inner(node)
+            context = _context(parent, node) if label == ("", "") and not inner else ()
+            key: Key = (wkey, cls, rid, editable, label, inner, context)
+            if label != ("", "") and not editable:
+                loose: Key | None = (wkey, cls, rid, "label", label)
+            elif inner and not editable:
+                loose = (wkey, cls, rid, "inner", inner[0])
+            else:
+                loose = None
+            v = node.vis or (0, 0, 0, 0)
+            out.append(
+                _Entry(
+                    node.ref,
+                    node,
+                    key,
+                    loose,
+                    container,
+                    ((v[0] + v[2]) // 2, (v[1] + v[3]) // 2),
+                    (v[2] - v[0], v[3] - v[1]),
+                )
+            )
+            if scrolls:
+                inner_container = ("scroller", key)
+        for kid in reversed(node.children):
+            stack.append((kid, wkey, node, inner_container))
+    return out
+
+
+def element_keys(tops: Iterable[Node]) -> dict[int, Key]:
+    """ref → the key that identifies its element (see the module docs); for tests."""
+    return {e.ref: e.key for e in _entries(tops)}
+
+
+def _fits(old: _Entry, new: _Entry, shift: tuple[float, float]) -> bool:
+    """Whether ``old`` moved by ``shift`` has its middle in the middle half of ``new``."""
+    dx = new.center[0] - old.center[0] - shift[0]
+    dy = new.center[1] - old.center[1] - shift[1]
+    return abs(dx) <= max(4, new.size[0] / 4) and abs(dy) <= max(4, new.size[1] / 4)
+
+
+def _deviation(old: _Entry, new: _Entry, shift: tuple[float, float]) -> float:
+    return abs(new.center[0] - old.center[0] - shift[0]) + abs(
+        new.center[1] - old.center[1] - shift[1]
+    )
+
+
+class _Matcher:
+    def __init__(self, old: list[_Entry], new: list[_Entry], resized: bool) -> None:
+        self.old = old
+        self.new = new
+        self.resized = resized
+        self.pairs: dict[int, _Entry] = {}  # id(new entry) -> old entry
+        self.used: set[int] = set()  # id(old entry)
+        self.shifts: dict[Key, tuple[float, float]] = {}
+
+    def pair(self, o: _Entry, n: _Entry) -> None:
+        self.pairs[id(n)] = o
+        self.used.add(id(o))
+
+    def shift(self, n: _Entry) -> tuple[float, float] | None:
+        s = self.shifts.get(n.container)
+        if s is None:
+            s = self.shifts.get(("window", *n.key[0]))  # type: ignore[misc]
+        return s
+
+    def run(self) -> dict[int, _Entry]:
+        olds: dict[Key, list[_Entry]] = {}
+        for o in self.old:
+            olds.setdefault(o.key, []).append(o)
+        news: dict[Key, list[_Entry]] = {}
+        for n in self.new:
+            news.setdefault(n.key, []).append(n)
+        multi: list[tuple[list[_Entry], list[_Entry]]] = []
+        moves: dict[Key, list[tuple[int, int]]] = {}
+        for key, ns in news.items():
+            os_ = olds.get(key)
+            if not os_:
+                continue
+            if len(os_) == 1 and len(ns) == 1:
+                o, n = os_[0], ns[0]
+                self.pair(o, n)
+                move = (n.center[0] - o.center[0], n.center[1] - o.center[1])
+                moves.setdefault(n.container, []).append(move)
+                moves.setdefault(("window", *n.key[0]), []).append(move)  # type: ignore[misc]
+            else:
+                multi.append((os_, ns))
+        if not self.resized:
+            for c, ms in moves.items():
+                self.shifts[c] = (
+                    statistics.median(m[0] for m in ms),
+                    statistics.median(m[1] for m in ms),
+                )
+        for os_, ns in multi:
+            self.align(os_, ns)
+        if not self.resized:
+            self.loose()
+        return self.pairs
+
+    def align(self, os_: list[_Entry], ns: list[_Entry]) -> None:
+        """Rule 2: identical elements, paired in order at the offset that fits the move."""
+        if self.resized:
+            if len(os_) == len(ns):
+                for o, n in zip(os_, ns, strict=True):
+                    self.pair(o, n)
+            return
+        best: tuple[int, float, int] | None = None
+        best_pairs: list[tuple[_Entry, _Entry]] = []
+        for k in range(-(len(os_) - 1), len(ns)):
+            good: list[tuple[_Entry, _Entry]] = []
+            dev = 0.0
+            for i, o in enumerate(os_):
+                j = i + k
+                if 0 <= j < len(ns):
+                    n = ns[j]
+                    s = self.shift(n) or (0.0, 0.0)
+                    if _fits(o, n, s):
+                        good.append((o, n))
+                        dev += _deviation(o, n, s)
+            score = (len(good), -dev, -abs(k))
+            if good and (best is None or score > best):
+                best, best_pairs = score, good
+        for o, n in best_pairs:
+            self.pair(o, n)
+
+    def loose(self) -> None:
+        """Rule 3: a changed row or label-kept element, where its container's move puts it."""
+        olds: dict[Key, list[_Entry]] = {}
+        for o in self.old:
+            if o.loose is not None and id(o) not in self.used:
+                olds.setdefault(o.loose, []).append(o)
+        if not olds:
+            return
+        for n in self.new:
+            if n.loose is None or id(n) in self.pairs:
+                continue
+            cands = olds.get(n.loose)
+            if not cands:
+                continue
+            s = self.shift(n)
+            if s is None:
+                continue
+            fit = [o for o in cands if id(o) not in self.used and _fits(o, n, s)]
+            if fit:
+                self.pair(min(fit, key=lambda o: _deviation(o, n, s)), n)
+
+
+def _describe(node: Node) -> str:
+    inner = _inner(node)
+    label = node.text or node.desc or (inner[0] if inner else "")
+    label = label or (f"#{node.id_name}" if node.id_name else "")
+    if len(label) > 60:
+        label = label[:59] + "…"
+    return f'{node.role} "{label}"' if label else node.role
+
+
+class RefTracker:
+    """Hands out the refs of one Page's snapshots: the same element keeps its number, a new
+    one gets the next number, and no number is ever given twice (see the module docs)."""
+
+    def __init__(self) -> None:
+        self._prev: list[_Entry] = []
+        self._size: tuple[int, int] | None = None
+        #: the next number to give
+        self.next = 1
+        #: numbers whose element is gone → what it was (``Button "OK"``), for error messages
+        self.gone: dict[int, str] = {}
+
+    def issued(self, ref: int) -> bool:
+        """Whether ``ref`` was ever handed out by this tracker."""
+        return 0 < ref < self.next
+
+    def assign(
+        self, tops: list[Node], refs: dict[int, Node], size: tuple[int, int]
+    ) -> dict[int, Node]:
+        """Renumber the refs of a new tree in place; returns the new ``ref → node`` map.
+
+        ``tops`` are the tree's top-level nodes (window headers), ``refs`` its ``1..N`` refs
+        as the pruner numbered them, ``size`` the screen's.
+        """
+        del refs  # the tree is walked: its line order is the order new numbers follow
+        new = _entries(tops)
+        resized = self._size is not None and size != self._size
+        pairs = _Matcher(self._prev, new, resized).run() if self._prev else {}
+        out: dict[int, Node] = {}
+        for e in new:
+            o = pairs.get(id(e))
+            if o is not None:
+                e.ref = o.ref
+            else:
+                e.ref = self.next
+                self.next += 1
+            e.node.ref = e.ref
+            out[e.ref] = e.node
+        kept = {e.ref for e in new}
+        for o in self._prev:
+            if o.ref not in kept:
+                self.gone[o.ref] = _describe(o.node)
+        for r in kept:
+            self.gone.pop(r, None)
+        while len(self.gone) > MAX_GONE:
+            del self.gone[next(iter(self.gone))]
+        self._prev = new
+        self._size = size
+        return out
