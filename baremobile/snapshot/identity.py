@@ -12,8 +12,8 @@ display), its class, its resource id and
   was typed, its ``hint`` and ``content-desc`` attributes instead;
 * the labels of the lines inside it, down to the next ref (a row's ``Text`` lines), except
   for a scrollable element, whose contents change as it scrolls;
-* for a ref with neither (a bare icon), its context: its parent line's label and the
-  labels of the label-only lines beside it.
+* for a ref with neither (a bare icon or switch), its context: its parent line's label and
+  the labels of the label-only lines beside it (the row's title next to a switch).
 
 **The rule**, applied to the previous and the new snapshot's refs:
 
@@ -22,20 +22,24 @@ display), its class, its resource id and
 2. Same key, several on a side (identical rows): paired in order, at the offset whose
    pairs moved the way their container moved. A container's move is the median move of
    its elements that rule 1 matched (the nearest scrollable ref around them, else the
-   window); a pair counts when the old element, moved that much, has its middle in the
-   middle half of the new one. Without a known move, 0 is assumed; after the screen's size
-   changed (rotation), pairs are made in order only when both sides have as many.
-3. A ref still unmatched whose label is the same and not empty (or, with an empty label,
-   whose first inner label is the same) keeps its number when it sits where its
-   container's known move puts it: a row whose second line changed ("100%" → "99%").
-   Not after a rotation, and never without a known move.
+   window); a pair counts when the old element, moved that much, and the new one share at
+   least half of the smaller of the two. Without a known move, 0 is assumed; after the
+   screen's size changed (rotation), pairs are made in order only when both sides have as
+   many.
+3. A ref still unmatched, of the same window, class and id, whose labels are related —
+   the same first label (a row's title, its second line changed: "100%" → "99%"), or one
+   set of labels inside the other (a row half scrolled off shows only some of its lines)
+   — keeps its number when it sits where its container's known move puts it (the same
+   overlap test). Not after a rotation, never without a known move, never for an editable
+   field (rule 1 already follows those).
 4. Everything else is a new element: it gets the next unused number. A number is never
    given again once its element is gone.
 
 **Limits.** Two elements that share every part of a key cannot be told apart: when one
-replaces the other at the same place (a list scrolled by exactly one identical row) it
-inherits the ref. An element whose label changes (a button going "Follow" → "Following")
-gets a new ref, as does a row whose first line changes, and an element that leaves the
+replaces the other (a list scrolled by exactly one identical row, the "Navigate up" button
+of the next screen of the same app, at the same place) it inherits the ref — tapping it
+does what tapping the first would have. An element whose label changes outside rule 3 (a
+button going "Follow" → "Following") gets a new ref, and so does an element that leaves the
 screen and comes back: only the previous snapshot is compared.
 """
 
@@ -65,10 +69,15 @@ class _Entry:
     ref: int
     node: Node
     key: Key
-    loose: Key | None
+    group: Key | None  # (window, class, id) for rule 3; None for editable fields
+    labels: tuple[str, ...]  # its label and inner labels, in line order
     container: Key
-    center: tuple[int, int]
-    size: tuple[int, int]
+    rect: tuple[int, int, int, int]
+
+    @property
+    def center(self) -> tuple[int, int]:
+        r = self.rect
+        return ((r[0] + r[2]) // 2, (r[1] + r[3]) // 2)
 
 
 def _label(node: Node) -> tuple[str, str]:
@@ -107,7 +116,7 @@ def _inner(node: Node) -> tuple[str, ...]:
 def _context(parent: Node | None, node: Node) -> tuple[str, ...]:
     if parent is None:
         return ()
-    out = [parent.text, parent.desc] if type(parent) is not Window else []
+    out = [s for s in (parent.text, parent.desc) if s] if type(parent) is not Window else []
     for sib in parent.children:
         if sib is node or sib.ref is not None or sib.children:
             continue
@@ -144,23 +153,10 @@ def _entries(tops: Iterable[Node]) -> list[_Entry]:
             inner = () if scrolls else _inner(node)
             context = _context(parent, node) if label == ("", "") and not inner else ()
             key: Key = (wkey, cls, rid, editable, label, inner, context)
-            if label != ("", "") and not editable:
-                loose: Key | None = (wkey, cls, rid, "label", label)
-            elif inner and not editable:
-                loose = (wkey, cls, rid, "inner", inner[0])
-            else:
-                loose = None
-            v = node.vis or (0, 0, 0, 0)
+            labels = tuple(x for x in (*label, *inner) if x)
+            group = None if editable or not labels else (wkey, cls, rid)
             out.append(
-                _Entry(
-                    node.ref,
-                    node,
-                    key,
-                    loose,
-                    container,
-                    ((v[0] + v[2]) // 2, (v[1] + v[3]) // 2),
-                    (v[2] - v[0], v[3] - v[1]),
-                )
+                _Entry(node.ref, node, key, group, labels, container, node.vis or (0, 0, 0, 0))
             )
             if scrolls:
                 inner_container = ("scroller", key)
@@ -174,11 +170,31 @@ def element_keys(tops: Iterable[Node]) -> dict[int, Key]:
     return {e.ref: e.key for e in _entries(tops)}
 
 
+def _overlap(old: _Entry, new: _Entry, shift: tuple[float, float]) -> float:
+    """How much of the smaller of ``old`` moved by ``shift`` and ``new`` they share (0–1)."""
+    a, b = old.rect, new.rect
+    ax1, ay1, ax2, ay2 = a[0] + shift[0], a[1] + shift[1], a[2] + shift[0], a[3] + shift[1]
+    w = min(ax2, b[2]) - max(ax1, b[0])
+    h = min(ay2, b[3]) - max(ay1, b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / smaller if smaller > 0 else 0.0
+
+
 def _fits(old: _Entry, new: _Entry, shift: tuple[float, float]) -> bool:
-    """Whether ``old`` moved by ``shift`` has its middle in the middle half of ``new``."""
-    dx = new.center[0] - old.center[0] - shift[0]
-    dy = new.center[1] - old.center[1] - shift[1]
-    return abs(dx) <= max(4, new.size[0] / 4) and abs(dy) <= max(4, new.size[1] / 4)
+    """Whether ``old`` moved by ``shift`` covers at least half of ``new``, or the reverse
+    (a row partly scrolled off is a part of what it was)."""
+    return _overlap(old, new, shift) >= 0.5
+
+
+def _related(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """Labels of one element before and after: the same first label (a row's title), or
+    one set inside the other (lines clipped off, or added)."""
+    if old[0] == new[0]:
+        return True
+    a, b = set(old), set(new)
+    return a <= b or b <= a
 
 
 def _deviation(old: _Entry, new: _Entry, shift: tuple[float, float]) -> float:
@@ -266,25 +282,29 @@ class _Matcher:
             self.pair(o, n)
 
     def loose(self) -> None:
-        """Rule 3: a changed row or label-kept element, where its container's move puts it."""
+        """Rule 3: changed labels, where the container's known move puts the element."""
         olds: dict[Key, list[_Entry]] = {}
         for o in self.old:
-            if o.loose is not None and id(o) not in self.used:
-                olds.setdefault(o.loose, []).append(o)
+            if o.group is not None and id(o) not in self.used:
+                olds.setdefault(o.group, []).append(o)
         if not olds:
             return
         for n in self.new:
-            if n.loose is None or id(n) in self.pairs:
+            if n.group is None or id(n) in self.pairs:
                 continue
-            cands = olds.get(n.loose)
+            cands = olds.get(n.group)
             if not cands:
                 continue
             s = self.shift(n)
             if s is None:
                 continue
-            fit = [o for o in cands if id(o) not in self.used and _fits(o, n, s)]
+            fit = [
+                o
+                for o in cands
+                if id(o) not in self.used and _related(o.labels, n.labels) and _fits(o, n, s)
+            ]
             if fit:
-                self.pair(min(fit, key=lambda o: _deviation(o, n, s)), n)
+                self.pair(max(fit, key=lambda o: _overlap(o, n, s)), n)
 
 
 def _describe(node: Node) -> str:

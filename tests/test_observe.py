@@ -1,0 +1,132 @@
+"""Stable refs and diffs on the blueprint's Verified Flows, on the virtual phone over TCP.
+
+The referee for "the same element" is the phone's own screen model: every node it dumps is
+drawn from a model node that lives as long as the element does (a row that scrolls, a field
+being typed into, the app under a dialog). A test-only wrapper around the phone's
+serializer writes that identity into each node's ``drawing-order`` attribute, which the
+pruner keeps in ``attrs`` and the ref matching never reads. System bars and the keyboard
+are redrawn on every dump; their elements are identified by window and position in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from baremobile import connect
+from baremobile.page import Page
+from baremobile.snapshot import Snapshot
+from baremobile.snapshot.diff import FULL_NOTE, apply
+from baremobile.virtual import screens as screens_mod
+from baremobile.virtual.uixml import Node as XNode
+from tests.verified_flows import FLOWS
+
+_serialize = screens_mod.serialize
+
+
+def _stamp(windows: list[XNode]) -> None:
+    for w in windows:
+        kind = w.meta.get("kind", "")
+        stack: list[tuple[XNode, str]] = [(w, kind)]
+        while stack:
+            n, path = stack.pop()
+            src = n.src
+            system = kind in ("status", "nav", "ime") or src is None or src is n
+            n.attrs["drawing-order"] = path if system else f"m{id(src)}"
+            stack.extend((c, f"{path}/{i}") for i, c in enumerate(n.children))
+
+
+def _stamping_serialize(windows, rotation=0, *, extras=True):  # type: ignore[no-untyped-def]
+    windows = list(windows)
+    _stamp(windows)
+    return _serialize(windows, rotation, extras=True)
+
+
+@pytest.fixture
+def page(phone, adb_key, monkeypatch) -> Iterator[Page]:
+    monkeypatch.setattr(screens_mod, "serialize", _stamping_serialize)
+    with connect(phone.address, keys=[adb_key]) as p:
+        yield p
+
+
+def _uids(snap: Snapshot) -> dict[int, str]:
+    """ref → the model's identity of its element."""
+    return {r: (snap.refs.node(r).attrs or {})["drawing-order"] for r in snap.refs}
+
+
+def _looks(snap: Snapshot) -> dict[int, tuple[str, ...]]:
+    """ref → what the dump shows of its element (an editable field's text is what was
+    typed, not what the field is)."""
+    out = {}
+    for r in snap.refs:
+        ref = snap.refs[r]
+        out[r] = (ref.cls, ref.resource_id, ref.desc, ref.hint if ref.editable else ref.label)
+    return out
+
+
+@pytest.mark.parametrize("name", list(FLOWS))
+def test_refs_are_stable_and_diffs_apply_on_every_step(page, name):
+    seen: list[Snapshot] = []
+    owner: dict[int, str] = {}  # every number ever given → the element it denotes now
+    looks: dict[int, tuple[str, ...]] = {}  # … and what that element looks like
+    gone: set[int] = set()
+    kept_pairs = 0
+
+    def look() -> Snapshot:
+        nonlocal kept_pairs
+        snap = page.snapshot(diff=True)
+        prev = seen[-1] if seen else None
+        # the diff gives the whole new text back from the previous one
+        if prev is None:
+            assert snap.text == FULL_NOTE + "\n" + snap.full_text
+        assert apply(snap.text, prev.full_text if prev else "") == snap.full_text
+        uids = _uids(snap)
+        shown = _looks(snap)
+        for ref, uid in uids.items():
+            assert ref not in gone, f"ref {ref} came back after its element left"
+            # one number, one element: a number passes to another element of the model
+            # only when that one looks exactly the same and the first one is gone (the
+            # "Navigate up" button of the next screen, say): nothing in a dump tells them
+            # apart
+            if owner.setdefault(ref, uid) != uid:
+                assert owner[ref] not in uids.values(), (ref, snap.text)
+                assert looks[ref] == shown[ref], (ref, looks[ref], shown[ref], snap.text)
+                owner[ref] = uid
+            looks[ref] = shown[ref]
+        if prev is not None:
+            before = {uid: ref for ref, uid in _uids(prev).items()}
+            for ref, uid in uids.items():
+                if uid in before:  # visible before and after: the same ref
+                    assert before[uid] == ref, (uid, before[uid], ref, snap.text)
+                    kept_pairs += 1
+            gone.update(set(prev.refs) - set(snap.refs))
+        seen.append(snap)
+        return snap
+
+    FLOWS[name](page, look)
+    assert len(seen) >= 1
+    if len(seen) > 2:
+        assert kept_pairs, "some element stays on screen across the flow's steps"
+
+
+def test_a_gone_ref_is_refused_by_name_and_numbers_are_never_reused(page):
+    page.launch("com.android.settings")
+    first = page.snapshot()
+    network = page.find(text="Network & internet")[0]
+    row = next(r for r in first.refs if network in first.refs.node(r).children)
+    lst = page.find(role="List")[0].ref
+    page.scroll(lst, "down")
+    after = page.snapshot()
+    assert row not in after.refs and lst in after.refs  # the list is the same element
+    with pytest.raises(Exception) as exc:
+        page.tap(row)
+    assert exc.value.code == "REF_NOT_FOUND"
+    assert f"ref {row} (Group \"Network & internet\") is gone" in exc.value.message
+    page.scroll(lst, "up")
+    back = page.snapshot()
+    again = next(r for r in back.refs
+                 if any(n.text == "Network & internet" for n in back.refs.node(r).children))
+    assert again != row and again > max(first.refs)  # back on screen: a new number
+    with pytest.raises(Exception, match="was never given"):
+        page.tap(10_000)
