@@ -66,6 +66,9 @@ def _ref(line: str) -> str | None:
 
 
 def _role(line: str) -> str:
+    """A line's role (a header's kind word; ``#`` for the screen line)."""
+    if line.startswith("#"):
+        return "#"
     return line.lstrip(" ").split(" ", 2)[1] if line.lstrip(" ").startswith("- ") else line
 
 
