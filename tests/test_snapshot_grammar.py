@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baremobile.snapshot import Node, parse, render, render_report
-from baremobile.snapshot.tree import STATE_ORDER
+from baremobile.snapshot.tree import STATE_ORDER, WINDOW_KINDS, Window
 from tests.snapshot_helpers import read_lines
 
 
@@ -47,6 +47,46 @@ def test_escaping_keeps_one_node_per_line():
     assert back.text == nasty and back.desc == "(paren) \\ )\n"
 
 
+def test_screen_line_window_headers_and_ids():
+    bare = Node("Image", 4)
+    bare.id_name = "send_button"
+    t = Node(
+        "",
+        text="1080x2400 portrait",
+        children=[
+            Window("status bar", "", "", (), [Node("Text", text="9:41", desc="9:41 PM"),
+                                              Node("Group", desc="Wi-Fi")], condensed=True),
+            Window("app", "com.example", "Main", ("focused",), [bare, Node("Text", text="Hi")]),
+            Window("keyboard", children=[Node("Button", 7, "q")]),
+            Window("navigation bar", children=[Node("Image", 8, desc="Back")], condensed=True),
+            Window("window", "", "Cast", ("display=2",)),
+        ],
+    )
+    text = render(t)
+    assert text == (
+        "# 1080x2400 portrait\n"
+        '- status bar: "9:41" (9:41 PM), (Wi-Fi)\n'
+        '- app com.example "Main" [focused]\n'
+        "  - Image [ref=4] #send_button\n"
+        '  - Text "Hi"\n'
+        "- keyboard\n"
+        '  - Button [ref=7] "q"\n'
+        "- navigation bar: [ref=8] (Back)\n"
+        '- window "Cast" [display=2]'
+    )
+    back = parse(text)
+    assert back.text == "1080x2400 portrait" and render(back) == text
+    bar, app, *_ = back.children
+    assert isinstance(bar, Window) and bar.kind == "status bar" and bar.condensed
+    assert [(n.text, n.desc) for n in bar.children] == [("9:41", "9:41 PM"), ("", "Wi-Fi")]
+    assert app.package == "com.example" and app.title == "Main" and app.states == ("focused",)
+    assert app.children[0].id_name == "send_button" and app.children[0].ref == 4
+    # a condensed header's refs count for the limits and the independent reader
+    r = render_report(t, max_nodes=1)
+    assert r.truncation is not None and 8 in r.truncation.refs_omitted
+    assert {ln.ref for ln in read_lines(text) if ln.ref} == {4, 7, 8}
+
+
 def test_parse_skips_the_truncation_note_and_blank_lines():
     root = parse('- Text "a"\n\n# truncated (max_nodes): 3 more nodes, refs 4-6 not shown\n')
     assert [n.text for n in root.children] == ["a"]
@@ -62,6 +102,11 @@ def test_parse_skips_the_truncation_note_and_blank_lines():
         "- Text [ref=0]",
         '- Text "bad \\q escape"',
         "- Text [Not-a-state!]",
+        "- Image [ref=1] #bad id",
+        "- status bar: ",
+        '- status bar: "a" "b"',
+        "- navigation bar: [ref=1],, [ref=2]",
+        '- status bar: "a"\n  - Text "under a condensed header"',
     ],
 )
 def test_parse_rejects_malformed_lines(bad):
@@ -127,21 +172,51 @@ _states = st.lists(st.sampled_from(STATE_ORDER), unique=True, max_size=3).map(
 )
 
 
+def _node(role, ref, text, desc, states, kids, id_name):  # type: ignore[no-untyped-def]
+    n = Node(role, ref, text, desc, states, kids)
+    n.id_name = id_name
+    return n
+
+
 def _nodes(children: st.SearchStrategy[list[Node]]) -> st.SearchStrategy[Node]:
     return st.builds(
-        lambda role, ref, text, desc, states, kids: Node(role, ref, text, desc, states, kids),
+        _node,
         _roles,
         st.none() | st.integers(1, 10_000),
         _strings,
         _strings,
         _states,
         children,
+        st.sampled_from(["", "", "send_button", "a.b-c_1"]),
     )
 
 
-_trees = st.recursive(
+def _window(kind, package, title, states, kids, condensed):  # type: ignore[no-untyped-def]
+    return Window(kind, package, title, states, kids, condensed=condensed)
+
+
+_bodies = st.recursive(
     st.just([]), lambda kids: st.lists(_nodes(kids), max_size=4), max_leaves=25
-).map(lambda tops: Node("", children=tops))
+)
+_trees = st.builds(
+    lambda screen, tops: Node("", text=screen, children=tops),
+    st.sampled_from(["", "1080x2400 portrait", "466x466 square"]),
+    st.lists(
+        st.one_of(
+            _nodes(_bodies),
+            st.builds(
+                _window,
+                st.sampled_from(WINDOW_KINDS),
+                st.sampled_from(["", "com.example", "a_b.c9"]),
+                _strings,
+                st.sampled_from([(), ("focused",), ("display=3",), ("focused", "display=1")]),
+                _bodies,
+                st.booleans(),
+            ),
+        ),
+        max_size=4,
+    ),
+)
 
 
 @settings(max_examples=300, deadline=None)

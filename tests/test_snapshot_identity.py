@@ -66,7 +66,8 @@ def settings_list(first: int, top: int = 200, rows: int = 8, height: int = 200) 
         node(
             FL,
             SCREEN,
-            node(IMG, (0, 0, 100, 100), desc="Navigate up", clickable=True, rid="com.example:id/up"),
+            node(IMG, (0, 0, 100, 100), desc="Navigate up", clickable=True,
+                 rid="com.example:id/up"),
             node(RV, (0, 200, 1080, 1800), *items, scrollable=True, rid="com.example:id/list"),
         )
     )

@@ -624,3 +624,47 @@ def test_drawing_refuses_huge_screenshots(page, monkeypatch):
     for name in ("grid_screenshot", "annotated_screenshot"):
         e = err(gcall(page, name, {}), "COMMAND_FAILED")
         assert "12000x12000" in e["message"]
+
+
+# -- diffs: snapshot {diff: true}, observe "diff" --------------------------------------------
+
+
+def test_snapshot_diff_and_observe_diff(page, phone):
+    from baremobile.snapshot.diff import FULL_NOTE, apply
+
+    first = ok(tools.call(page, "snapshot", {"diff": True}))["snapshot"]
+    assert first.startswith(FULL_NOTE + "\n# 1080x2400 portrait\n")  # nothing seen before
+    seen = apply(first, "")
+    ok(tools.call(page, "launch", {"package": SETTINGS}))
+    full = ok(tools.call(page, "snapshot", {}))["snapshot"]
+    lst = ref_of(page, role="List")  # find takes a snapshot of its own: it does not count
+    old_refs = set(page.last_snapshot.refs)
+    r = ok(tools.call(page, "scroll", {"ref": lst, "direction": "down"}, observe="diff",
+                      settle=0))
+    assert r["snapshot"].startswith("# diff: ") and r["refs"] == len(page.last_snapshot.refs)
+    assert apply(r["snapshot"], full) == page.last_snapshot.full_text
+    assert "Network & internet" not in page.last_snapshot.text  # scrolled away…
+    gone = [r_ for r_ in range(1, 100) if r_ in old_refs and r_ not in page.last_snapshot.refs]
+    assert gone and r["snapshot"].split("\n")[0].endswith(  # … and the diff says which refs
+        f"gone: refs {gone[0]}-{gone[-1]}")
+    assert seen != full
+    # the session setting, as configure sets it
+    s = tools.session_for(page)
+    ok(tools.call(s, "configure", {"observe": "diff", "settle": 0}, groups=["session"]))
+    before = page.last_snapshot.full_text
+    r = ok(tools.call(s, "scroll", {"ref": lst, "direction": "up"}))
+    assert apply(r["snapshot"], before) == page.last_snapshot.full_text
+    err(tools.call(s, "configure", {"observe": "yes"}, groups=["session"]), "INVALID_ARGUMENT")
+    err(tools.call(page, "back", {}, observe="sometimes"), "INVALID_ARGUMENT")
+    ok(tools.call(s, "configure", {"observe": False}, groups=["session"]))
+    assert "snapshot" not in ok(tools.call(s, "back", {}))
+
+
+def test_a_diff_longer_than_max_chars_gives_the_cut_screen(page):
+    from baremobile.snapshot.diff import FULL_NOTE
+
+    ok(tools.call(page, "snapshot", {}))
+    ok(tools.call(page, "launch", {"package": SETTINGS}))
+    r = ok(tools.call(page, "snapshot", {"diff": True, "max_chars": 300}))
+    assert r["snapshot"].startswith(FULL_NOTE + "\n# 1080x2400 portrait")
+    assert len(r["snapshot"]) <= 300 and r["truncated"] is True

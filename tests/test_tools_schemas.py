@@ -95,7 +95,8 @@ def test_device_parameter_switch():
 
 def test_descriptions_teach_refs():
     snap = next(t for t in TOOLS if t.name == "snapshot")
-    assert "refs reset on every snapshot" in snap.description
+    assert "keeps its ref while it stays on screen" in snap.description
+    assert "diff=true" in snap.description and "#name" in snap.description
     for t in TOOLS:
         assert t.description.endswith(".") and t.description[0].isupper(), t.name
         for p, s in t.parameters()["properties"].items():

@@ -5,9 +5,9 @@ not change prints the same line in both texts and a line diff says exactly what 
 :func:`diff` writes one, :func:`apply` applies it to the previous text and gives the new text
 back, character for character::
 
-    # diff: 6 added, 2 removed, 1 changed
+    # diff: 6 added, 4 removed, 1 changed; gone: refs 3-4
     @5 - List [ref=2]
-    -3    - Group [ref=3]
+    -4    - Group [ref=3]
     +    - Group [ref=14]
     +      - Text "Security & privacy"
     @21 - app com.android.settings
@@ -16,7 +16,8 @@ back, character for character::
 The grammar, line by line:
 
 * the first line, ``# diff: A added, R removed, C changed`` (``# diff: no change`` when
-  nothing did) counts the lines;
+  nothing did) counts the lines, and ends with ``; gone: refs 3-4, 9`` when refs are gone
+  (shown in removed lines, and not in the new text);
 * ``@N context`` starts a hunk at line ``N`` of the previous text (1-based, the screen line
   is line 1); ``context`` is the parent line of the first line the hunk changes, without
   its indent (nothing for a window header). Lines before ``N`` not covered by an earlier
@@ -48,6 +49,7 @@ FULL_NOTE = "# new screen: the full snapshot follows"
 FALLBACK = 0.5
 
 _REF = re.compile(r" \[ref=([0-9]+)\]")
+_REF_ALL = re.compile(r"\[ref=([0-9]+)\]")
 _HUNK = re.compile(r"@([1-9][0-9]*)(?: (.*))?")
 _REMOVE = re.compile(r"-([1-9][0-9]*)?(.*)", re.DOTALL)
 
@@ -119,8 +121,22 @@ def _block(old: list[str], new: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _write(marks: list[tuple[str, str]], counts: list[int]) -> list[str]:
-    """Body lines; runs of removed lines become ``-N first``."""
+def _ranges(refs: list[int]) -> str:
+    """``[3, 4, 5, 9]`` → ``"3-5, 9"``."""
+    out: list[str] = []
+    start = prev = refs[0]
+    for r in refs[1:] + [None]:  # type: ignore[list-item]
+        if r is not None and r == prev + 1:
+            prev = r
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if r is not None:
+            start = prev = r
+    return ", ".join(out)
+
+
+def _write(marks: list[tuple[str, str]], counts: list[int], gone: set[str]) -> list[str]:
+    """Body lines; runs of removed lines become ``-N first``; refs they held go to ``gone``."""
     out: list[str] = []
     k = 0
     while k < len(marks):
@@ -132,6 +148,7 @@ def _write(marks: list[tuple[str, str]], counts: list[int]) -> list[str]:
             continue
         run = k
         while run < len(marks) and marks[run][0] == "-":
+            gone.update(_REF_ALL.findall(marks[run][1]))
             run += 1
         n = run - k
         counts[1] += n
@@ -154,15 +171,20 @@ def diff(old: str, new: str, *, fallback: float = FALLBACK) -> str:
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     body: list[str] = []
     counts = [0, 0, 0]  # added, removed, changed
+    gone: set[str] = set()
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
             continue
         context = _parent(b, j1) if j1 < j2 else _parent(a, i1)
         body.append(f"@{i1 + 1}" + (f" {context}" if context else ""))
-        body.extend(_write(_block(a[i1:i2], b[j1:j2]), counts))
+        body.extend(_write(_block(a[i1:i2], b[j1:j2]), counts, gone))
     if not body:
         return DIFF_HEAD + "no change"
     head = f"{DIFF_HEAD}{counts[0]} added, {counts[1]} removed, {counts[2]} changed"
+    if gone:
+        gone -= set(_REF_ALL.findall(new))  # moved, not gone
+    if gone:
+        head += "; gone: ref" + ("s " if len(gone) > 1 else " ") + _ranges(sorted(map(int, gone)))
     text = head + "\n" + "\n".join(body)
     if counts[0] + counts[2] > fallback * len(b) or len(text) >= len(new):
         return FULL_NOTE + ("\n" + new if new else "")

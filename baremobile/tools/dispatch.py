@@ -342,7 +342,7 @@ def call(
     *,
     groups: Any = (),
     prefix: str = "",
-    observe: bool | None = None,
+    observe: bool | str | None = None,
     settle: float | None = None,
     max_chars: int | None = None,
     files_dir: str | os.PathLike[str] | None = None,
@@ -354,7 +354,8 @@ def call(
     groups, exactly like :func:`~baremobile.tools.schemas` — pass the same ``groups`` to
     both, so the model can call only what it was shown. ``prefix`` is stripped from
     ``name`` (``android_tap`` → ``tap``). ``observe=True`` makes action tools wait
-    ``settle`` seconds and return a fresh snapshot too; by default the session's setting
+    ``settle`` seconds and return a fresh snapshot too, ``observe="diff"`` only what
+    changed since the snapshot the model was last shown; by default the session's setting
     applies (off). ``files_dir`` is the one host directory ``push_file`` / ``pull_file`` /
     ``install_app`` may use (default: the session's, None — those tools are refused).
     Never raises for a tool's failure: errors come back as
@@ -369,6 +370,8 @@ def call(
         args = validate(arguments, tool.parameters())
         _check_strings(args)
         options = session.options
+        if observe is not None and not (isinstance(observe, bool) or observe == "diff"):
+            raise InvalidArgument(f"observe must be True, False or 'diff', not {observe!r}")
         overrides = {k: v for k, v in (("observe", observe), ("settle", settle),
                                        ("max_chars", max_chars)) if v is not None}
         if overrides:
@@ -387,7 +390,7 @@ def call(
                 if tool.acts and options.observe:
                     if options.settle > 0:
                         time.sleep(options.settle)
-                    snap = page.snapshot()
+                    snap = _spec.observe_snapshot(ctx, diff=options.observe == "diff")
                     result.update(_spec.snapshot_result(ctx, snap, options.max_chars))
             result = {"device": page.serial, **result}
         return {"ok": True, "tool": tool.name, **result}

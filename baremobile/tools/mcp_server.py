@@ -68,8 +68,9 @@ log = logging.getLogger("baremobile.mcp")
 INSTRUCTIONS = (
     "Drive an Android device. Start with the snapshot tool: it lists the screen, one element "
     "per line, and what you can act on carries [ref=N]. Act with tap / type / scroll / press "
-    "using those refs (or a selector such as {\"text\": \"OK\"}); refs reset on every "
-    "snapshot, so take a new one after the screen changes. Errors come back with a code and "
+    "using those refs (or a selector such as {\"text\": \"OK\"}); an element keeps its ref "
+    "while it stays on screen, so take a new snapshot (diff=true: only what changed) after "
+    "the screen changes. Errors come back with a code and "
     "a hint saying what to do next. With several devices, pass device (see the devices tool) "
     "or set it once with configure."
 )

@@ -76,8 +76,9 @@ class Options:
     """seconds ``wait_for_text`` / ``wait_stable`` wait when the call gives no ``timeout``"""
     max_chars: int | None = 20_000
     """text budget (snapshot, log) when the call gives no ``max_chars`` (None: no limit)"""
-    observe: bool = False
-    """action tools return a fresh snapshot (after ``settle``) instead of just "ok\""""
+    observe: bool | str = False
+    """action tools return a fresh snapshot (after ``settle``) instead of just "ok"; ``"diff"``:
+    only what changed since the previous snapshot"""
     settle: float = 0.5
     """seconds to wait after an action before the observing snapshot"""
     busy_wait: float = 0.5
@@ -247,8 +248,8 @@ class Session:
                 ):
                     raise InvalidArgument(
                         f"max_chars must be an integer ≥ 200 or None, not {value!r}")
-            elif key == "observe" and not isinstance(value, bool):
-                raise InvalidArgument(f"observe must be true or false, not {value!r}")
+            elif key == "observe" and not (isinstance(value, bool) or value == "diff"):
+                raise InvalidArgument(f"observe must be true, false or 'diff', not {value!r}")
             checked[key] = value
         for key, value in checked.items():  # all or nothing
             setattr(self.options, key, value)

@@ -19,6 +19,7 @@ dispatcher turns them into ``{"code", "message", "hint"}`` data.
 from __future__ import annotations
 
 import base64
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,8 +107,8 @@ SELECTOR: dict[str, Any] = {
 
 PARAMS: dict[str, dict[str, Any]] = {
     "ref": {"type": "integer", "minimum": 1,
-            "description": "the N of [ref=N] in the latest snapshot "
-                           "(refs reset on every snapshot)"},
+            "description": "the N of [ref=N] in the latest snapshot (an element keeps its "
+                           "ref while it stays on screen)"},
     "selector": SELECTOR,
     "text": {"type": "string", "description": "the text"},
     "key": {"type": ["string", "integer"],
@@ -154,26 +155,45 @@ def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]
 # ---------------------------------------------------------------------------------------
 
 
+#: page → the whole text of the last snapshot a tool showed the model: what its next diff
+#: is taken against (snapshots the tools take for themselves do not count)
+_SEEN: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def observe_snapshot(ctx: Any, *, diff: bool) -> Any:
+    """A fresh snapshot of the page; with ``diff``, as a diff against the last one the model
+    was shown (or the whole screen after the new-screen note)."""
+    snap = ctx.page.snapshot()
+    if diff:
+        snap = snap.diff_from(_SEEN.get(ctx.page))
+    return snap
+
+
 def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any]:
-    """``{"snapshot", "package", "refs", "truncated"}`` for a full snapshot, cut to
-    ``max_chars`` at a line boundary (refs are never renumbered; cut ones stay usable)."""
+    """``{"snapshot", "package", "refs", "truncated"}`` for a snapshot or a diff, cut to
+    ``max_chars`` at a line boundary (refs are never renumbered; cut ones stay usable). A
+    diff longer than ``max_chars`` gives way to the cut full text, after the new-screen
+    note."""
     from baremobile.snapshot import render_report
+    from baremobile.snapshot.diff import FULL_NOTE
 
     text = snap.text
     truncated = False
     if max_chars is not None and len(text) > max_chars:
-        total = len(text)
+        total = len(snap.full_text)
+        head = FULL_NOTE + "\n" if snap.is_diff else ""
         more = (f" — {total} chars in all: call snapshot with max_chars={total} for "
                 "everything, or scroll, or find")
-        rendered = render_report(snap.tree, max_chars=max(1, max_chars - len(more)))
-        text = rendered.text + (more if rendered.truncation is not None else "")
-        truncated = True
+        rendered = render_report(snap.tree, max_chars=max(1, max_chars - len(more) - len(head)))
+        text = head + rendered.text + (more if rendered.truncation is not None else "")
+        truncated = rendered.truncation is not None
+    _SEEN[ctx.page] = snap.full_text
     return {"snapshot": text, "package": snap.package, "refs": len(snap.refs),
             "truncated": truncated}
 
 
 def _snapshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    snap = ctx.page.snapshot()
+    snap = observe_snapshot(ctx, diff=a.get("diff", False))
     return snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))
 
 
@@ -450,18 +470,26 @@ def _annotated_screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 _SNAP = ("the screen as text: one element per line, '- Role [ref=N] \"text\" (description) "
          "[states]', indented by nesting, plus the foreground package.")
-_ACT = ("'done' saying what happened (plus a fresh snapshot when the session observes after "
-        "acting).")
+_ACT = ("'done' saying what happened (plus a fresh snapshot, or what changed, when the "
+        "session observes after acting).")
 _TARGET = {"ref": PARAMS["ref"], "selector": SELECTOR}
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "snapshot",
-        "Look at the phone screen. Lists what is visible, one element per line; elements you "
-        "can act on carry [ref=N]. Call it first, and again after anything changes the "
-        "screen: refs reset on every snapshot, so only use refs from the latest one. Long "
-        "screens are cut at max_chars with a note saying how to see the rest.",
-        {"max_chars": PARAMS["max_chars"]},
+        "Look at the phone screen. The first line gives the screen size; then each window "
+        "(app, dialog, keyboard, status bar, navigation bar…) has a header line, with what it "
+        "shows below it, one element per line; elements you can act on carry [ref=N] (one "
+        "with nothing else to name it shows its id, #name). Call it first, and again after "
+        "anything changes the screen. An element keeps its ref while it stays on screen; a "
+        "ref whose element is gone is refused. diff=true shows only the lines that changed "
+        "since the previous snapshot ('+' added, '-' removed, '~' changed, under '@N parent' "
+        "lines), or the whole screen after a note when most of it is new. Long screens are "
+        "cut at max_chars with a note saying how to see the rest.",
+        {"diff": {"type": "boolean",
+                  "description": "only what changed since the previous snapshot (default "
+                                 "false)"},
+         "max_chars": PARAMS["max_chars"]},
         _snapshot, read_only=True, returns=_SNAP,
     ),
     ToolSpec(
@@ -637,8 +665,10 @@ TOOLS: tuple[ToolSpec, ...] = (
                                 "string to go back to discovery", minLength=0),
          "timeout": _p("timeout", "default seconds for waits"),
          "max_chars": PARAMS["max_chars"],
-         "observe": {"type": "boolean",
-                     "description": "actions return the screen's snapshot after them"},
+         "observe": {"type": ["boolean", "string"], "enum": [True, False, "diff"],
+                     "description": "actions return the screen's snapshot after them "
+                                    "(true), or only what changed since the previous one "
+                                    "(\"diff\")"},
          "settle": {"type": "number", "minimum": 0, "maximum": 60,
                     "description": "seconds to wait after an action before observing"},
          "busy_wait": {"type": "number", "minimum": 0, "maximum": 600,
