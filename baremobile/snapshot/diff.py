@@ -29,7 +29,7 @@ The grammar, line by line:
 
 When most of the screen changed — more than half of the new text's lines are added or
 changed (a new app, a new screen), or the diff would be no shorter than the text — the
-whole text comes instead, after a one-line note ``# new screen: the full snapshot follows``.
+whole text comes instead, after a one-line note ``# new screen (full text)``.
 :func:`apply` returns that text as it is.
 """
 
@@ -43,7 +43,7 @@ __all__ = ["DIFF_HEAD", "FULL_NOTE", "DiffError", "apply", "diff", "is_diff"]
 #: How a diff's first line starts.
 DIFF_HEAD = "# diff: "
 #: The first line of a "diff" that is the whole new text.
-FULL_NOTE = "# new screen: the full snapshot follows"
+FULL_NOTE = "# new screen (full text)"
 #: When more than this share of the new text's lines are added or changed, the screen is
 #: new: the whole text is given instead of a diff.
 FALLBACK = 0.5

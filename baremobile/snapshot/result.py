@@ -80,7 +80,7 @@ class Snapshot:
         """This snapshot with a diff against ``previous`` (a full text) as its :attr:`text`.
 
         With no previous text, or when most of the screen changed, the text is the whole
-        screen after the note ``# new screen: the full snapshot follows``. A diff longer
+        screen after the note ``# new screen (full text)``. A diff longer
         than ``max_chars`` gives way to the whole screen cut to ``max_chars``.
         """
         full = self.full_text

@@ -1,0 +1,166 @@
+"""Observation benchmark: what an agent reads per step, diffs against full snapshots.
+
+Run from the repository root::
+
+    python benchmarks/observe.py [--corpus DIR]
+
+1. **The blueprint's Verified Flows** (``tests/verified_flows.py``) on the virtual phone:
+   after every step the agent observes with ``page.snapshot(diff=True)``. Per flow, the
+   summed o200k tokens of those observations against the summed tokens of the full
+   snapshots of the same steps (``Snapshot.full_text``), split into new screens (the diff
+   falls back to the whole text) and in-place changes. Every diff is applied to the
+   previous text and must give the new text back (checked here, counted in the table).
+2. **The corpus** (``../shared/corpus``): actionable recall (the independent checker in
+   ``tests/snapshot_helpers.py``), bare refs (no text, desc, labelled descendant or
+   ``#id``) before and after ``#id``, and tokens against the JS original's on the files it
+   fully recalls, with the cost of the screen line and window headers shown apart.
+
+Tokens are o200k_base (PyPI ``bpe-openai``, the ``bench`` extra): without it the script
+says so and stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from baremobile import connect  # noqa: E402
+from baremobile.snapshot import Snapshot, from_xml  # noqa: E402
+from baremobile.snapshot.diff import FULL_NOTE, apply  # noqa: E402
+from tests.snapshot_helpers import corpus_dir, recall  # noqa: E402
+from tests.verified_flows import FLOWS  # noqa: E402
+
+
+def flows(count) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Print the flow table; return the totals."""
+    print("Verified Flows on the virtual phone, observing with snapshot(diff=True)")
+    print()
+    head = f"{'flow':<36}{'steps':>6}{'new':>5}{'full tok':>10}{'diff tok':>10}{'ratio':>7}"
+    print(head)
+    print("-" * len(head))
+    tot = {"steps": 0, "new": 0, "full": 0, "diff": 0, "in_full": 0, "in_diff": 0, "applied": 0}
+    for name, flow in FLOWS.items():
+        steps: list[tuple[int, int, bool]] = []
+        with connect("virtual") as page:
+            prev: list[str] = [""]
+
+            def look() -> Snapshot:
+                snap = page.snapshot(diff=True)
+                if apply(snap.text, prev[0]) == snap.full_text:  # noqa: B023
+                    tot["applied"] += 1
+                prev[0] = snap.full_text  # noqa: B023
+                new = snap.text.startswith(FULL_NOTE)
+                steps.append((count(snap.full_text), count(snap.text), new))  # noqa: B023
+                return snap
+
+            flow(page, look)
+        full = sum(s[0] for s in steps)
+        diff = sum(s[1] for s in steps)
+        new = sum(1 for s in steps if s[2])
+        tot["steps"] += len(steps)
+        tot["new"] += new
+        tot["full"] += full
+        tot["diff"] += diff
+        tot["in_full"] += sum(s[0] for s in steps if not s[2])
+        tot["in_diff"] += sum(s[1] for s in steps if not s[2])
+        print(f"{name:<36}{len(steps):>6}{new:>5}{full:>10}{diff:>10}{diff / full:>7.2f}")
+    print("-" * len(head))
+    print(
+        f"{'all flows':<36}{tot['steps']:>6}{tot['new']:>5}{tot['full']:>10}{tot['diff']:>10}"
+        f"{tot['diff'] / tot['full']:>7.2f}"
+    )
+    print()
+    print(f"  diff tokens / full tokens, all observations   = {tot['diff'] / tot['full']:.2f}x"
+          "   (target <= 0.5)")
+    print(f"  … on the {tot['steps'] - tot['new']} in-place observations (not a new screen) "
+          f"= {tot['in_diff'] / max(1, tot['in_full']):.2f}x")
+    print(f"  apply(diff, previous) == full text on {tot['applied']}/{tot['steps']} steps")
+    return tot
+
+
+def _bare(snap: Snapshot) -> tuple[int, int]:
+    """(refs with no text, desc or labelled descendant; those of them with no #id either)."""
+    before = after = 0
+    for r in snap.refs:
+        n = snap.refs.node(r)
+        if n.text or n.desc or any(d.text or d.desc for d in n.walk() if d is not n):
+            continue
+        before += 1
+        after += not n.id_name
+    return before, after
+
+
+def corpus(count, root: Path) -> None:  # type: ignore[no-untyped-def]
+    files = sorted((root / "dumps").glob("*.xml"))
+    rows = (root / "BASELINE.tsv").read_text(encoding="utf-8").splitlines()
+    head = rows[0].split("\t")
+    base = {r.split("\t")[0]: dict(zip(head, r.split("\t"), strict=False)) for r in rows[1:]}
+    refs = bare_before = bare_after = act = rec = 0
+    ours = js = frame = 0
+    kinds: dict[str, int] = {}
+    for path in files:
+        data = path.read_bytes()
+        snap = from_xml(data)
+        r = recall(data, snap.text, {k: snap.refs[k].center for k in snap.refs})
+        act += r.actionable
+        rec += r.recalled
+        refs += len(snap.refs)
+        b, a = _bare(snap)
+        bare_before += b
+        bare_after += a
+        for w in snap.windows:
+            kinds[w.kind] = kinds.get(w.kind, 0) + 1
+        row = base.get(path.name, {})
+        if row and not row.get("js_error") and row["actionable"] == row["js_recalled"]:
+            ours += count(snap.text)
+            js += int(row["js_tokens_o200k"])
+            # the first line and the window headers (condensed bars with their contents)
+            frame += count("\n".join(ln for ln in snap.text.split("\n")
+                                     if ln.startswith("# ") or ln[:3].startswith("- ")
+                                     and ln[2:3].islower()))
+    print(f"Corpus: {len(files)} dumps")
+    print()
+    print(f"  recall                       {rec}/{act} = {100 * rec / max(1, act):.1f}%"
+          "   (target 100%)")
+    print(f"  bare refs without #id        {bare_before}/{refs} = "
+          f"{100 * bare_before / max(1, refs):.1f}%")
+    print(f"  bare refs with #id           {bare_after}/{refs} = "
+          f"{100 * bare_after / max(1, refs):.1f}%   (target <= 5%)")
+    print(f"  tokens / JS, files JS fully recalls = {ours}/{js} = {ours / max(1, js):.2f}x"
+          "   (target <= 0.6)")
+    print(f"    of which screen lines and window headers (condensed bars included): {frame} "
+          f"tokens ({frame / max(1, js):.2f}x of JS)")
+    print(f"  windows named: {', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=None, help="corpus dir (has dumps/)")
+    args = ap.parse_args()
+    try:
+        import bpe_openai
+    except ImportError:
+        print("bpe-openai is not installed (pip install -e '.[bench]'): no tokens to count",
+              file=sys.stderr)
+        return 2
+    encode = bpe_openai.get_encoding("o200k_base").encode
+
+    def count(text: str) -> int:
+        return len(encode(text))
+
+    flows(count)
+    print()
+    root = args.corpus or corpus_dir()
+    if (root / "dumps").is_dir():
+        corpus(count, root)
+    else:
+        print(f"no corpus at {root} (set BAREMOBILE_CORPUS): corpus part skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
