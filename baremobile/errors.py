@@ -322,9 +322,7 @@ class RefNotFound(BaremobileError):
     """A ref that is not in the last snapshot."""
 
     code = "REF_NOT_FOUND"
-    default_hint = (
-        "refs reset on every snapshot — take a new snapshot ({snapshot}) and use a ref from it"
-    )
+    default_hint = "take a new snapshot ({snapshot}) and use a ref from it"
 
 
 class RefCovered(RefNotFound):
