@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from baremobile import connect  # noqa: E402
 from baremobile.snapshot import Snapshot, from_xml  # noqa: E402
 from baremobile.snapshot.diff import FULL_NOTE, apply  # noqa: E402
-from tests.snapshot_helpers import corpus_dir, recall  # noqa: E402
+from tests.snapshot_helpers import bare_refs, corpus_dir, recall  # noqa: E402
 from tests.verified_flows import FLOWS  # noqa: E402
 
 
@@ -82,18 +82,6 @@ def flows(count) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return tot
 
 
-def _bare(snap: Snapshot) -> tuple[int, int]:
-    """(refs with no text, desc or labelled descendant; those of them with no #id either)."""
-    before = after = 0
-    for r in snap.refs:
-        n = snap.refs.node(r)
-        if n.text or n.desc or any(d.text or d.desc for d in n.walk() if d is not n):
-            continue
-        before += 1
-        after += not n.id_name
-    return before, after
-
-
 def corpus(count, root: Path) -> None:  # type: ignore[no-untyped-def]
     files = sorted((root / "dumps").glob("*.xml"))
     rows = (root / "BASELINE.tsv").read_text(encoding="utf-8").splitlines()
@@ -109,7 +97,7 @@ def corpus(count, root: Path) -> None:  # type: ignore[no-untyped-def]
         act += r.actionable
         rec += r.recalled
         refs += len(snap.refs)
-        b, a = _bare(snap)
+        b, a = bare_refs(snap)
         bare_before += b
         bare_after += a
         for w in snap.windows:

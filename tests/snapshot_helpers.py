@@ -186,6 +186,19 @@ def body(text: str) -> str:
     return "\n".join(out)
 
 
+def bare_refs(snap) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """(refs with no text, desc or labelled descendant; those of them with no ``#id``
+    either) in a snapshot: what an agent has nothing to read for."""
+    before = after = 0
+    for r in snap.refs:
+        n = snap.refs.node(r)
+        if n.text or n.desc or any(d.text or d.desc for d in n.walk() if d is not n):
+            continue
+        before += 1
+        after += not n.id_name
+    return before, after
+
+
 # --- the raw dump, walked on its own ----------------------------------------------------
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")

@@ -10,21 +10,10 @@ from __future__ import annotations
 import pytest
 
 from baremobile.snapshot import from_xml
-from tests.snapshot_helpers import corpus_dir, corpus_files
+from tests.snapshot_helpers import bare_refs, corpus_dir, corpus_files
 
 FILES = corpus_files()
 pytestmark = pytest.mark.skipif(not FILES, reason="the corpus is not there")
-
-
-def _bare(snap) -> tuple[int, int]:
-    before = after = 0
-    for r in snap.refs:
-        n = snap.refs.node(r)
-        if n.text or n.desc or any(d.text or d.desc for d in n.walk() if d is not n):
-            continue
-        before += 1
-        after += not n.id_name
-    return before, after
 
 
 def test_bare_refs_get_their_id():
@@ -32,7 +21,7 @@ def test_bare_refs_get_their_id():
     for path in FILES:
         snap = from_xml(path.read_bytes())
         refs += len(snap.refs)
-        b, a = _bare(snap)
+        b, a = bare_refs(snap)
         before, after = before + b, after + a
     assert before / refs > 0.10  # 342 of 3058 refs had nothing to read…
     assert after / refs <= 0.055  # … 164 (5.4%) still have nothing: no resource id either
