@@ -319,7 +319,7 @@ class DumpTooLarge(InvalidDump):
 
 
 class RefNotFound(BaremobileError):
-    """A ref that is not in the last snapshot."""
+    """A ref that is not in the last snapshot: its element is gone, or it was never given."""
 
     code = "REF_NOT_FOUND"
     default_hint = "take a new snapshot ({snapshot}) and use a ref from it"

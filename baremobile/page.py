@@ -368,8 +368,10 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
             return self._last.refs[ref]
         except KeyError:
             pass
-        hint = "take a new snapshot and use a ref from it (an element keeps its ref while it " \
-            "stays on screen)"
+        hint = (
+            "take a new snapshot ({snapshot}) and use a ref from it (an element keeps its ref "
+            "while it stays on screen)"
+        )
         if self._refs.issued(ref):
             what = self._refs.gone.get(ref)
             raise RefNotFound(

@@ -175,7 +175,7 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
     lines = []
     try:
         snap = page.last_snapshot or page.snapshot()
-        text = snap.text
+        text = snap.full_text  # the whole screen, also when the test asked for a diff
     except Exception as exc:  # the device may be what failed: say so, never raise here
         text = f"(no snapshot: {_why(exc)})"
     snapshot_file = folder / "snapshot.txt"

@@ -18,7 +18,7 @@ from baremobile import connect
 from baremobile.page import Page
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.diff import FULL_NOTE, apply
-from baremobile.virtual import screens as screens_mod
+from baremobile.virtual.screens import screen_model as screens_mod
 from baremobile.virtual.uixml import Node as XNode
 from tests.verified_flows import FLOWS
 

@@ -82,8 +82,10 @@ def test_results_folder_is_configurable_and_a_test_without_snapshot_gets_one(pyt
     result = pytester.runpytest(*QUIET, "-p", "no:xdist", "--baremobile-results", "out")
     result.assert_outcomes(failed=1)
     (folder,) = (pytester.path / "out").iterdir()
-    assert "com.google.android.apps.nexuslauncher" not in (folder / "snapshot.txt").read_text()
-    assert '"Settings"' in (folder / "snapshot.txt").read_text()  # taken at the failure
+    text = (folder / "snapshot.txt").read_text()
+    assert text.startswith("# 1080x2400 portrait\n")  # the snapshot's text, not its repr
+    assert "- app com.google.android.apps.nexuslauncher\n" in text  # taken at the failure
+    assert '"Settings"' in text
     assert (folder / "screenshot.png").is_file()
 
 
