@@ -3,6 +3,8 @@ dumps from the corpus, and as a property over random sequences of screens."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -208,6 +210,22 @@ def test_limits_never_renumber_tracked_refs():
     # what it was before the scroll, though not shown
     assert refs_by_label(cut)["Item 3"] == refs_by_label(before)["Item 3"]
     assert "Item 3" not in cut.text
+
+
+def test_thousands_of_identical_refs_stay_cheap():
+    def screen(top: int) -> str:
+        rows = [node(BTN, (0, top + i, 1080, top + i + 1), text="same", clickable=True)
+                for i in range(3000)]
+        return dump(node(FL, (0, 0, 1080, 4000), *rows))
+
+    t = RefTracker()
+    t0 = time.perf_counter()
+    snap_with(t, screen(0))
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again = snap_with(t, screen(1))
+    assert time.perf_counter() - t0 < 10 * one + 1  # no quadratic pairing
+    assert min(again.refs) > 3000  # too many to pair: new numbers, never wrong ones
 
 
 # --- consecutive real screens --------------------------------------------------------------

@@ -25,7 +25,7 @@ display), its class, its resource id and
    window); a pair counts when the old element, moved that much, and the new one share at
    least half of the smaller of the two. Without a known move, 0 is assumed; after the
    screen's size changed (rotation), pairs are made in order only when both sides have as
-   many.
+   many. (More than :data:`MAX_ALIGN` identical elements on a side are not paired.)
 3. A ref still unmatched, of the same window, class and id, whose labels are related —
    the same first label (a row's title, its second line changed: "100%" → "99%"), or one
    set of labels inside the other (a row half scrolled off shows only some of its lines)
@@ -60,6 +60,9 @@ MAX_INNER = 8
 MAX_CONTEXT = 4
 #: Descriptions of gone refs remembered for error messages.
 MAX_GONE = 4096
+#: Identical elements paired by rule 2 per side at most (the offset search is quadratic);
+#: more than that (a hostile dump) get new numbers.
+MAX_ALIGN = 128
 
 Key = tuple[object, ...]
 
@@ -113,22 +116,28 @@ def _inner(node: Node) -> tuple[str, ...]:
     return tuple(out[:MAX_INNER])
 
 
-def _context(parent: Node | None, node: Node) -> tuple[str, ...]:
+def _context(parent: Node | None) -> tuple[str, ...]:
+    """A bare ref's context: its parent line's labels and those of the label-only lines
+    beside it (the same for every ref of one parent)."""
     if parent is None:
         return ()
     out = [s for s in (parent.text, parent.desc) if s] if type(parent) is not Window else []
+    limit = len(out) + MAX_CONTEXT
     for sib in parent.children:
-        if sib is node or sib.ref is not None or sib.children:
+        if sib.ref is not None or sib.children:
             continue
         for s in (sib.text, sib.desc):
-            if s and len(out) < MAX_CONTEXT + 2:
+            if s:
                 out.append(s)
-    return tuple(out)
+        if len(out) >= limit:
+            break
+    return tuple(out[:limit])
 
 
 def _entries(tops: Iterable[Node]) -> list[_Entry]:
     """One entry per ref, in line order."""
     out: list[_Entry] = []
+    contexts: dict[int, tuple[str, ...]] = {}  # id(parent) → its bare refs' context
     # (node, window key, parent, container key)
     stack: list[tuple[Node, Key, Node | None, Key]] = []
     for top in reversed(list(tops)):
@@ -151,7 +160,11 @@ def _entries(tops: Iterable[Node]) -> list[_Entry]:
                 label = _label(node)
             scrolls = _scrolls(node)
             inner = () if scrolls else _inner(node)
-            context = _context(parent, node) if label == ("", "") and not inner else ()
+            context: tuple[str, ...] = ()
+            if label == ("", "") and not inner:
+                context = contexts.get(id(parent))  # type: ignore[assignment]
+                if context is None:
+                    context = contexts[id(parent)] = _context(parent)
             key: Key = (wkey, cls, rid, editable, label, inner, context)
             labels = tuple(x for x in (*label, *inner) if x)
             group = None if editable or not labels else (wkey, cls, rid)
@@ -257,6 +270,8 @@ class _Matcher:
 
     def align(self, os_: list[_Entry], ns: list[_Entry]) -> None:
         """Rule 2: identical elements, paired in order at the offset that fits the move."""
+        if len(os_) > MAX_ALIGN or len(ns) > MAX_ALIGN:
+            return
         if self.resized:
             if len(os_) == len(ns):
                 for o, n in zip(os_, ns, strict=True):

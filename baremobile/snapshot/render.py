@@ -174,13 +174,14 @@ def _render_all(tops: list[Node], out: list[str]) -> str:
     push = stack.append
     esc_t = escape_text
     esc_d = escape_desc
+    window = Window
     while stack:
         node, depth = pop()
         if depth >= len(indents):
             indents.extend("  " * d + "- " for d in range(len(indents), depth + 1))
-        if type(node) is Window:
-            append("  " * depth + header_line(node))
-            if node.condensed:
+        if node.__class__ is window:
+            append("  " * depth + header_line(node))  # type: ignore[arg-type]
+            if node.condensed:  # type: ignore[attr-defined]
                 continue
         else:
             line = indents[depth] + node.role

@@ -55,6 +55,8 @@ Rect = tuple[int, int, int, int]
 
 #: Window kinds printed on one line when that is shorter.
 CONDENSABLE = frozenset({"status bar", "navigation bar"})
+#: Window kinds whose header names the package and the title.
+_NAMED_KINDS = frozenset({"app", "dialog", "window"})
 _SYSTEMUI = "com.android.systemui"
 _APP_TYPES = frozenset({"TYPE_APPLICATION", "1"})
 _IME_TYPES = frozenset({"TYPE_INPUT_METHOD", "2"})
@@ -247,13 +249,12 @@ def window_headers(
         if "focused" in wnode.states:
             focused.update(id(k) for k in wnode.children)
     main = None  # the foreground app's largest window: named even when it shows nothing
+    by_display: dict[int, list[WindowInfo]] = {}
     for win in windows:
         if win.package == package and win.display == default and (
             main is None or win.area > main.area
         ):
             main = win
-    by_display: dict[int, list[WindowInfo]] = {}
-    for win in windows:
         by_display.setdefault(win.display, []).append(win)
     out: list[Node] = []
     for win in windows:
@@ -262,14 +263,16 @@ def window_headers(
             continue
         kind = window_kind(win, by_display[win.display], screens.get(win.display, (0, 0)))
         states: tuple[str, ...] = ()
-        if tops and id(tops[0]) in focused:
+        if focused and tops and id(tops[0]) in focused:
             states = ("focused",)
         if win.display != default:
             states += (f"display={win.display}",)
-        pkg = win.package
-        if kind not in ("app", "dialog", "window") or not pkg or not set(pkg) <= _PACKAGE_OK:
-            pkg = ""
-        title = win.title if kind in ("app", "dialog", "window") else ""  # the kind says it
+        pkg = title = ""
+        if kind in _NAMED_KINDS:
+            pkg = win.package
+            if pkg and not _PACKAGE_OK.issuperset(pkg):
+                pkg = ""
+            title = win.title  # other kinds: the kind says it
         header = Window(kind, pkg, title, states, _unwrap(tops))
         header.display = win.display
         if kind in CONDENSABLE:
