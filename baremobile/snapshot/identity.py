@@ -88,17 +88,15 @@ def _label(node: Node) -> tuple[str, str]:
 
 
 def _scrolls(node: Node) -> bool:
-    a = node.attrs
-    if a is not None:
-        return a.get("scrollable") == "true"
+    if node.from_dump:
+        return node.attr("scrollable") == "true"
     return node.role in ("List", "ScrollView", "Pager") or "scrollable" in node.states
 
 
 def _editable(node: Node) -> bool:
-    a = node.attrs
-    if a is None:
+    if not node.from_dump:
         return node.role == "TextInput"
-    return class_info(a.get("class", "")).editable or a.get("password") == "true"
+    return class_info(node.attr("class")).editable or node.attr("password") == "true"
 
 
 def _inner(node: Node) -> tuple[str, ...]:
@@ -150,12 +148,12 @@ def _entries(tops: Iterable[Node]) -> list[_Entry]:
         node, wkey, parent, container = stack.pop()
         inner_container = container
         if node.ref is not None:
-            a = node.attrs
-            cls = a.get("class", "") if a is not None else node.role
-            rid = a.get("resource-id", "") if a is not None else node.id_name
+            dumped = node.from_dump
+            cls = node.attr("class") if dumped else node.role
+            rid = node.attr("resource-id") if dumped else node.id_name
             editable = _editable(node)
-            if editable and a is not None:
-                label = (a.get("hint", ""), a.get("content-desc", ""))
+            if editable and dumped:
+                label = (node.attr("hint"), node.attr("content-desc"))
             else:
                 label = _label(node)
             scrolls = _scrolls(node)

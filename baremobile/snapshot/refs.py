@@ -48,13 +48,11 @@ def label_bare_refs(nodes: Iterable[Node]) -> None:
     """Give refs with no text, desc or labelled descendant their resource id's entry name
     (``- Image [ref=4] #send_button``): ``Node.id_name``."""
     for node in nodes:
-        if node.text or node.desc or node.ref is None or node.attrs is None:
+        if node.text or node.desc or node.ref is None:
             continue
-        rid = node.attrs.get("resource-id")
-        if rid:
-            name = id_name(rid)
-            if name and not _labelled_below(node):
-                node.id_name = name
+        rid = node.attr("resource-id")
+        if rid and not _labelled_below(node):
+            node.id_name = id_name(rid)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from baremobile.snapshot.layout import attr_dict
+from baremobile.snapshot.layout import attr, attr_dict
 
 __all__ = ["ID_NAME", "Node", "STATE_ORDER", "WINDOW_KINDS", "Window"]
 
@@ -106,6 +106,20 @@ class Node:
     def _attr(self, name: str) -> str:
         a = self.attrs
         return a.get(name, "") if a is not None else ""
+
+    @property
+    def from_dump(self) -> bool:
+        """Whether the pruner built this node (it has the dump's attributes)."""
+        return self._attrs is not None
+
+    def attr(self, name: str) -> str:
+        """One attribute of the dump (``""`` when absent), without building :attr:`attrs`."""
+        a = self._attrs
+        if a is None:
+            return ""
+        if type(a) is dict:
+            return a.get(name, "")
+        return attr(a, name) or ""
 
     @property
     def cls(self) -> str:
