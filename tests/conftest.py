@@ -230,3 +230,55 @@ def real_adb(adb_binary: str, tmp_path: Path) -> Iterator[RealAdb]:
     """A private adb server (own HOME, own key, own port), killed afterwards."""
     with private_adb(adb_binary, tmp_path / "adb-home") as adb:
         yield adb
+
+
+# ---------------------------------------------------------------------------------------
+# real headless Chromium (the virtual phone's browser) and the local test pages
+# ---------------------------------------------------------------------------------------
+
+WEB_PAGES = Path(__file__).with_name("web_pages")
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """The Chromium the virtual phone will use; the test is skipped where there is none."""
+    from baremobile.virtual.chromium import find_chromium
+
+    path = find_chromium()
+    if path is None:
+        pytest.skip("no Chromium here ($BAREMOBILE_CHROMIUM, chromium, chromium-browser or "
+                    "google-chrome); CI installs Debian's chromium")
+    return path
+
+
+@pytest.fixture(scope="session")
+def web_pages() -> Iterator[str]:
+    """The local test pages (tests/web_pages) served on 127.0.0.1; yields the base URL."""
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(WEB_PAGES)))
+    t = threading.Thread(target=server.serve_forever, name="web-pages", daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def assert_no_browser_left(pid: int | None) -> None:
+    """No process of the phone's Chromium (its whole session) still runs."""
+    if pid is None:
+        return
+    from baremobile.virtual.chromium import live_processes
+
+    deadline = time.monotonic() + 5
+    while live_processes(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not live_processes(pid), f"Chromium processes left: {live_processes(pid)}"

@@ -60,14 +60,17 @@ LAYERS: list[list[str]] = [
     v(""),  # its facade: VirtualPhone
     v("phone"),
     v("adbd"),  # listener, connections, handshake
-    v("services"),  # shell:, exec:, sync:
+    v("services"),  # shell:, exec:, sync:, localabstract:
+    v("devtools"),  # the DevTools sockets' HTTP front and WebSocket tunnel
     v("streams"),  # flow control, faults firing
     v("sync", "auth", "faults"),
     v("protocol"),
     v("model"),
+    v("sockets"),  # /proc/net/unix and the DevTools sockets in it
     # the screen model's rooms
     v("screens"),  # its facade: ScreenModel, AppInfo
     v("screens.screen_model"),
+    v("screens.web"),  # the real browser behind web screens
     v("screens.touch"),
     v("screens.gestures"),
     v("screens.keys"),
@@ -100,7 +103,7 @@ LAYERS: list[list[str]] = [
     v("shell.parser"),
     v("shell.lexer"),
     v("shell.process", "shell.escapes", "shell.syntax"),
-    v("fs", "events", "uixml", "png", "inputdev", "apk", "identity"),
+    v("fs", "events", "uixml", "png", "inputdev", "apk", "identity", "chromium"),
 ]
 
 

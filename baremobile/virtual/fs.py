@@ -15,7 +15,7 @@ import posixpath
 import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 __all__ = ["FileSystem", "Entry"]
@@ -83,6 +83,22 @@ class FileSystem:
             self._entries[d] = Entry(stat.S_IFDIR | 0o771, now)
         self._entries["/system/bin/sh"] = Entry(stat.S_IFREG | 0o755, now, bytearray(b"\x7fELF"))
         self._entries["/dev/null"] = Entry(stat.S_IFCHR | 0o666, now)
+        self._providers: dict[str, Callable[[], bytes]] = {}
+
+    def provide(self, path: str, content: Callable[[], bytes]) -> None:
+        """A read-only file whose bytes are made when it is read (what procfs does:
+        ``/proc/net/unix``); like procfs files it stats with size 0. Parents are created."""
+        p = self.normalize(path)
+        with self._lock:
+            parent = posixpath.dirname(p)
+            chain = []
+            while parent not in self._entries:
+                chain.append(parent)
+                parent = posixpath.dirname(parent)
+            for d in reversed(chain):
+                self._entries[d] = Entry(stat.S_IFDIR | 0o555, self._now())
+            self._entries[p] = Entry(stat.S_IFREG | 0o444, self._now())
+            self._providers[p] = content
 
     # -- paths --------------------------------------------------------------------
     @staticmethod
@@ -145,6 +161,10 @@ class FileSystem:
                 raise _oserror(errno.ENOENT, path)
             if e.is_dir:
                 raise _oserror(errno.EISDIR, path)
+            made = self._providers.get(p)
+        if made is not None:
+            return made()
+        with self._lock:
             return bytes(e.data)
 
     # -- changes ------------------------------------------------------------------

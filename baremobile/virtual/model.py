@@ -23,10 +23,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from baremobile.virtual.chromium import CHROMIUM_ENV, Chromium, ChromiumError, find_chromium
 from baremobile.virtual.events import EventLog
 from baremobile.virtual.fs import FileSystem
 from baremobile.virtual.identity import default_props, default_settings
 from baremobile.virtual.inputdev import InputDevice, MultiTouchDecoder, builtin_devices
+from baremobile.virtual.sockets import DevToolsSocket, devtools_sockets, proc_net_unix
 
 __all__ = [
     "Clock",
@@ -261,6 +263,12 @@ class PhoneModel:
 
     Args:
         scenario: scenario file for :meth:`ScreenModel.from_scenario` (``None`` = demo).
+        browser: the engine behind web screens and DevTools sockets: ``"auto"`` (a headless
+            Chromium when one is installed, see :func:`~baremobile.virtual.chromium.
+            find_chromium`), ``None``/``False`` (none: web screens show their placeholder),
+            a path to a Chromium executable, or a shared
+            :class:`~baremobile.virtual.chromium.Chromium` (then :meth:`close` leaves it
+            running). An engine is started only when a web screen or socket first needs it.
         screens: a ready screen model (then ``scenario`` is ignored).
         api_level: Android API level to emulate (quirks depend on it; 35 = Android 15).
         serial: ``ro.serialno`` and the adb serial.
@@ -280,6 +288,7 @@ class PhoneModel:
         serial: str = "vphone-0001",
         clock: Clock | None = None,
         input_latency: bool = False,
+        browser: Any = "auto",
     ) -> None:
         self.clock: Clock = clock if clock is not None else RealClock()
         self.input_latency = input_latency
@@ -311,6 +320,25 @@ class PhoneModel:
         self.input_devices: list[InputDevice] = builtin_devices()
         self._decoders: dict[int, MultiTouchDecoder] = {}
         self.install_apks()
+        self.browser, self._own_browser = _engine(browser)
+        if hasattr(screens, "attach_browser"):
+            screens.attach_browser(self.browser, self.props)
+        self.fs.provide("/proc/net/unix", lambda: proc_net_unix(self))
+
+    # -- the web engine and its sockets ----------------------------------------------------
+    def devtools_socket(self, name: str) -> DevToolsSocket | None:
+        """The DevTools socket listening as ``@name`` now, or None."""
+        return next((s for s in devtools_sockets(self) if s.name == name), None)
+
+    def close(self) -> None:
+        """Stop what the phone started (its browser engine, unless it was shared)."""
+        engine = self.browser
+        if engine is None:
+            return
+        if hasattr(self.screens, "attach_browser"):
+            self.screens.attach_browser(None)  # closes its pages in a shared engine
+        if self._own_browser:
+            engine.stop()
 
     # -- identity -----------------------------------------------------------------------
     def banner_props(self) -> dict[str, str]:
@@ -461,6 +489,21 @@ class PhoneModel:
             for what in (touch_frame(dev.path, f.time_ms, pointers) if touch_frame else []):
                 detail = {k: v for k, v in what.items() if k != "kind"}
                 self.events.append(what["kind"], source=dev.path, **detail)
+
+
+def _engine(browser: Any) -> tuple[Chromium | None, bool]:
+    """(engine, whether the phone owns it) for the ``browser`` argument."""
+    if browser is None or browser is False:
+        return None, False
+    if isinstance(browser, Chromium):
+        return browser, False
+    if browser == "auto" or browser is True:
+        exe = find_chromium()
+        if exe is None and browser is True:
+            raise ChromiumError("no Chromium found: install chromium, or name one in "
+                                f"${CHROMIUM_ENV}")
+        return (Chromium(exe), True) if exe else (None, False)
+    return Chromium(str(browser)), True
 
 
 # --------------------------------------------------------------------------------------

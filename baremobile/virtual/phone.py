@@ -69,8 +69,13 @@ class VirtualPhone:
         input_latency: spend on the clock what a real device spends starting ``input``,
             ``uinput`` and ``sendevent`` (use it with a fake clock; see ``PhoneModel``).
         on_auth_prompt: called with the key when a host asks to be allowed.
+        browser: what backs the browser and WebView screens: ``"auto"`` (a headless Chromium
+            when one is installed — ``$BAREMOBILE_CHROMIUM``, else ``chromium``,
+            ``chromium-browser`` or ``google-chrome`` on ``PATH``; started when first needed,
+            stopped with the phone), ``False`` (the scenario's placeholders), a path, or a
+            :class:`~baremobile.virtual.chromium.Chromium` shared between phones.
         model: a ready :class:`~baremobile.virtual.model.PhoneModel` (overrides
-            ``scenario``, ``api_level``, ``serial`` and ``clock``).
+            ``scenario``, ``api_level``, ``serial``, ``clock`` and ``browser``).
     """
 
     def __init__(
@@ -88,12 +93,13 @@ class VirtualPhone:
         features: Iterable[str] | None = None,
         model: Any = None,
         input_latency: bool = False,
+        browser: Any = "auto",
     ) -> None:
         if model is None:
             from baremobile.virtual.model import PhoneModel
 
             model = PhoneModel(scenario, api_level=api_level, serial=serial, clock=clock,
-                               input_latency=input_latency)
+                               input_latency=input_latency, browser=browser)
         self.model = model
         self.keys = KeyStore(auth, [_as_key(k) for k in trusted_keys])
         self.faults = Faults()
@@ -118,8 +124,12 @@ class VirtualPhone:
         return self
 
     def stop(self) -> None:
-        """Disconnect every client and stop listening; waits for the threads to end."""
+        """Disconnect every client and stop listening; waits for the threads to end. The
+        browser engine the phone started is stopped too (none of its processes is left)."""
         self.server.stop()
+        close = getattr(self.model, "close", None)
+        if close is not None:
+            close()
 
     close = stop
 
@@ -166,6 +176,11 @@ class VirtualPhone:
     @property
     def screens(self) -> Any:
         return self.model.screens
+
+    @property
+    def browser(self) -> Any:
+        """The :class:`~baremobile.virtual.chromium.Chromium` behind web screens, or None."""
+        return getattr(self.model, "browser", None)
 
     # -- the "Allow USB debugging?" prompt ----------------------------------------------
     @property

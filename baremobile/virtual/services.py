@@ -1,6 +1,7 @@
 """adbd's services: ``shell:``, ``shell,v2,…:``, ``exec:`` (a command on the phone's shell,
 with the shell protocol v2 framing of stdout, stderr and the exit status), ``sync:`` (file
-transfer, :mod:`.sync`) and the messages adbd answers ``root:`` with."""
+transfer, :mod:`.sync`), ``localabstract:<name>`` (a stream to a unix socket: the phone's
+DevTools sockets, :mod:`.devtools`) and the messages adbd answers ``root:`` with."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from baremobile.virtual import protocol as P
+from baremobile.virtual.devtools import start_devtools
 from baremobile.virtual.streams import END, Stream
 from baremobile.virtual.sync import SyncQuit, SyncSession
 
@@ -76,6 +78,13 @@ def service_for(host: ServiceHost, service: str) -> Starter | None:
     """What starts ``service`` (None: adbd refuses it)."""
     if service.startswith("sync:"):
         return functools.partial(_start_sync, host)
+    if service.startswith("localabstract:"):
+        # adbd connects to the abstract socket itself (socket_spec_connect); nothing listens
+        # there → the OPEN fails with CLSE, as it does on a phone
+        finder = getattr(host.model, "devtools_socket", None)
+        if finder is None or finder(service.partition(":")[2]) is None:
+            return None
+        return functools.partial(start_devtools, host)
     if service in ("root:", "unroot:"):
         return _message("adbd cannot run as root in production builds\n")
     if parse_shell_service(service) is not None:

@@ -82,7 +82,8 @@ def _am_start(p: Proc, args: list[str]) -> Gen:
             warning = ("Warning: Activity not started, its current task has been brought to "
                        "the front")
             started = tuple(before)  # type: ignore[assignment]
-        elif model.screens.launch(pkg, cls):
+        elif (model.screens.launch(pkg, cls, data=it.data) if it.data is not None
+              else model.screens.launch(pkg, cls)):
             started = tuple(model.screens.current())  # type: ignore[assignment]
         else:
             comp = it.component or (pkg, cls or "")

@@ -177,6 +177,7 @@ class ScreenDef:
     cancelable: bool = True
     system_bars: str = "auto"  # "auto", "on" or "off"
     zoom: ZoomDef | None = None
+    web: str | None = None  # the URL template its WebView shows (a real browser's page)
 
 
 @dataclass

@@ -36,7 +36,7 @@ __all__ = ["DEMO_PATH", "load_scenario", "load_cached"]
 DEMO_PATH = Path(__file__).parent.parent / "scenarios" / "demo" / "demo.yaml"
 
 _SCREEN_KEYS = ("xml", "activity", "vars", "filter", "resize", "keyboard", "cancelable", "on",
-                "system_bars", "zoom")
+                "system_bars", "zoom", "web")
 _APP_KEYS = ("package", "label", "activity", "system", "version", "version_code", "start",
              "screens", "view", "launch_by_label")
 _TOP_KEYS = ("scenario", "name", "device", "system_ui", "home", "start", "apps")
@@ -175,6 +175,12 @@ def load_scenario(path: str | Path) -> Scenario:
             sb = {True: "on", False: "off"}.get(sb, sb) if isinstance(sb, bool) else str(sb)
             if sb not in ("auto", "on", "off"):
                 raise ctx.err("system_bars is auto, true or false", screen=sname, node=sspec)
+            web = sspec.get("web")
+            if web is not None:
+                web = as_str(ctx, web, "web", sname, sspec)
+                if not any(n.cls.endswith("WebView") for w in windows for n in w.iter()):
+                    raise ctx.err("'web' needs an android.webkit.WebView node in the screen's "
+                                  "dump to show the page in", screen=sname, node=sspec)
             rules_spec = sspec.get("on") or []
             if not isinstance(rules_spec, list):
                 raise ctx.err("'on' is a list of rules", screen=sname, node=sspec)
@@ -195,6 +201,7 @@ def load_scenario(path: str | Path) -> Scenario:
                 cancelable=as_bool(ctx, sspec.get("cancelable", True), "cancelable", sname, sspec),
                 system_bars=sb,
                 zoom=parse_zoom(ctx, sspec["zoom"], sname) if sspec.get("zoom") else None,
+                web=web,
             )
             scenario.screens[sname] = sd
             app.screens.append(sname)

@@ -33,6 +33,7 @@ from baremobile.virtual.scenarios.demo_apps import (
     notes_list,
     notes_login,
     weather_home,
+    weather_radar,
 )
 from baremobile.virtual.scenarios.demo_system import (
     launcher_all_apps,
@@ -72,6 +73,7 @@ SCREENS: dict[str, Callable[[Content], Node]] = {
     "notes/login.xml": notes_login,
     "notes/list.xml": notes_list,
     "weather/home.xml": weather_home,
+    "weather/radar.xml": weather_radar,
 }
 
 

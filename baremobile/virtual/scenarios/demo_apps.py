@@ -28,7 +28,7 @@ from .demo_widgets import (
 __all__ = [
     "messages_home", "messages_new", "messages_conversation", "messages_emoji_panel",
     "messages_attach_panel", "attach_dialog", "files_recent", "files_drawer", "files_downloads",
-    "chrome_ntp", "chrome_page", "notes_login", "notes_list", "weather_home",
+    "chrome_ntp", "chrome_page", "notes_login", "notes_list", "weather_home", "weather_radar",
 ]
 
 # -- Messages ---------------------------------------------------------------------------------
@@ -335,9 +335,29 @@ def weather_home(c: Content) -> Node:
         n("HorizontalScrollView", (0, 1100, W, 1400), p, "hourly", focusable=True,
           scrollable=True, children=[n("LinearLayout", (42, 1100, 42 + 200 * len(hours),
                                                         1400), p, children=cells)]),
-        n("Button", (63, 1500, W - 63, 1650), p, "refresh", "Refresh", clickable=True,
+        n("Button", (63, 1500, 531, 1650), p, "refresh", "Refresh", clickable=True,
+          focusable=True),
+        # the app's in-app browser (a WebView: demo.yaml's weather_radar)
+        n("Button", (549, 1500, W - 63, 1650), p, "radar", "Live radar", clickable=True,
           focusable=True),
         # a map that zooms: pinch it, or double-tap it (demo.yaml's rules)
         n("ImageView", (63, 1700, W - 63, BOTTOM - 42), p, "radar_map",
           desc="Radar map, zoom {zoom}", clickable=True, focusable=True),
+    ])])
+
+
+def weather_radar(c: Content) -> Node:
+    """The app's in-app browser: a toolbar and a WebView (the page it shows is real when the
+    phone has a browser engine)."""
+    p = WEATHER
+    return window(p, [n("LinearLayout", (0, 0, W, H), p, children=[
+        n("FrameLayout", (0, SB, W, SB + 147), p, "toolbar", children=[
+            up_button(p),
+            n("TextView", (189, SB + 30, W - 63, SB + 117), p, "toolbar_title", "Radar"),
+        ]),
+        n("FrameLayout", (0, SB + 147, W, BOTTOM), p, "web_container", children=[
+            n("android.webkit.WebView", (0, SB + 147, W, BOTTOM), p, "webview", "{host}",
+              focusable=True, children=[
+                n("TextView", (63, SB + 240, W - 63, SB + 400), p, text="{url}")]),
+        ]),
     ])])

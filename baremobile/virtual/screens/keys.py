@@ -55,6 +55,14 @@ class KeyInput:
     def __init__(self, state: ScreenState, reactions: Reactions) -> None:
         self.state = state
         self.reactions = reactions
+        #: the real browser's room (:class:`~.web.WebRoom`): while a page's WebView has
+        #: focus, text and editing keys go to the page
+        self.web: Any = None
+
+    def _web_focus(self) -> Any:
+        if self.web is None or self.state.mode == "recents":
+            return None
+        return self.web.focused()
 
     def key(self, code: int) -> None:
         """One key event (``input keyevent``): power, navigation, ENTER, or editing the
@@ -66,6 +74,12 @@ class KeyInput:
                 self.state.changed()
             return
         if not self.state.screen_on:
+            return
+        if code not in (KEY_BACK, KEY_ESCAPE, KEY_HOME, KEY_APP_SWITCH):
+            surface = self._web_focus()
+            if surface is not None and self.web.key(surface, code):
+                return
+        elif code == KEY_BACK and self.web is not None and self.web.back():
             return
         self.state.changed()
         if code in (KEY_BACK, KEY_ESCAPE):
@@ -118,6 +132,11 @@ class KeyInput:
             return
         mods = {c for c in codes[:-1]}
         last = codes[-1]
+        surface = self._web_focus()
+        if surface is not None and mods and mods <= set(KEY_CTRL) | set(KEY_SHIFT):
+            bits = (2 if mods & set(KEY_CTRL) else 0) | (8 if mods & set(KEY_SHIFT) else 0)
+            self.web.key(surface, last, bits)
+            return
         field = self.state.focused_field()
         if mods & set(KEY_CTRL):
             if field is None:
@@ -152,6 +171,11 @@ class KeyInput:
         if not self.state.screen_on or self.state.mode == "recents":
             return
         field = self.state.focused_field()
+        if field is None and text:
+            surface = self._web_focus()
+            if surface is not None:
+                self.web.type_text(surface, text)
+            return
         if field is None or not text:
             return
         insert_text(field, text)

@@ -31,6 +31,8 @@ class Renderer:
         self.state = state
         self.display = display
         self._cache: tuple[Any, list[Node]] | None = None
+        #: the real browser's room (:class:`~.web.WebRoom`), which draws web screens' WebViews
+        self.web: Any = None
 
     def clear(self) -> None:
         """Forget the cached drawing (after a reset)."""
@@ -39,7 +41,8 @@ class Renderer:
     def render(self) -> list[Node]:
         """The windows on screen now, bottom to top (cached until the state or the minute
         changes)."""
-        key = (self.state.version, self.state.clock.minute())
+        key = (self.state.version, self.state.clock.minute(),
+               self.web.generation if self.web is not None else 0)
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         windows = self._render_uncached()
@@ -112,6 +115,10 @@ class Renderer:
             r.meta["inst"] = inst
             r.meta["frame"] = intersect((w.bounds[0] + w.dx, w.bounds[1] + w.dy,
                                           w.bounds[2] + w.dx, w.bounds[3] + w.dy), clip)
+            if inst.web_node is not None and self.web is not None:
+                drawn = next((d for d in r.iter() if d.src is inst.web_node), None)
+                if drawn is not None:
+                    self.web.draw(drawn, inst)
         return r
 
     def _resize_info(self, inst: ScreenInstance) -> tuple[Node, int, int] | None:

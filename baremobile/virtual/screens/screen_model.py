@@ -9,6 +9,7 @@ way::
                       │                             ▲
                       └─► render ─► filters, system_ui
     screen_model ─► paint (the PNG of what render drew)
+    screen_model ─► web (a real browser behind web screens) ─► state, display
 
 See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the rooms.
 """
@@ -32,6 +33,7 @@ from .render import Renderer
 from .state import AppInfo, ScreenInstance, ScreenState
 from .system_ui import DEFAULT_LAUNCHER, default_launcher
 from .touch import TouchInput
+from .web import WebRoom
 
 __all__ = ["ScreenModel"]
 
@@ -73,6 +75,8 @@ class ScreenModel:
                                  self.display)
         self._png_cache: tuple[Any, bytes] | None = None
         self._trackers: dict[str, GestureTracker] = {}
+        self._web = WebRoom(self._state, self.display, {}, self._renderer.render)
+        self._renderer.web = self._touch.web = self._keys.web = self._web
 
     @classmethod
     def from_scenario(cls, path: str | Path | None = None, clock: Clock | None = None
@@ -90,6 +94,46 @@ class ScreenModel:
             self._state.reset()
             self._renderer.clear()
             self._png_cache = None
+            self._web.invalidate()
+
+    def _web_sync(self) -> None:
+        self._web.ensure(look=True)
+
+    # -- the real browser -----------------------------------------------------------------
+    def attach_browser(self, engine: Any, props: dict[str, str] | None = None) -> None:
+        """Back web screens (``web:`` in the scenario) with ``engine``, a
+        :class:`~baremobile.virtual.chromium.Chromium` started when first needed (None:
+        the scenario's placeholders). ``props`` are the phone's system properties (the
+        pages' user agent names the model and Android release)."""
+        with self._lock:
+            self._web.stop()
+            self._web.attach(engine)
+            if props is not None:
+                self._web.props = props
+            self._renderer.clear()
+
+    @property
+    def web(self) -> WebRoom:
+        """The real browser's room: its pages, for the phone's DevTools sockets and tests."""
+        return self._web
+
+    def web_sync(self) -> None:
+        """Bring the browser's pages in step with what is on screen now."""
+        with self._lock:
+            self._web_sync()
+
+    def web_targets(self, package: str) -> list[tuple[str, str]]:
+        """``(target id, description)`` of the pages ``package``'s process shows, front
+        first (what its DevTools socket lists)."""
+        with self._lock:
+            self._web_sync()
+            web = self._web
+            return [(s.target or "", s.description(web.is_visible(s)))
+                    for s in web.surfaces(package)]
+
+    def web_packages(self) -> set[str]:
+        """Packages with web screens (their processes host a DevTools socket)."""
+        return self._web.web_packages()
 
     # -- what is installed / shown ------------------------------------------------------
     def apps(self) -> list[AppInfo]:
@@ -168,6 +212,7 @@ class ScreenModel:
     def dump_xml(self) -> bytes:
         """The current screen as uiautomator writes it (single line, UTF-8)."""
         with self._lock:
+            self._web_sync()
             return serialize(self._drawn(), self.rotation, extras=self._sc.extras)
 
     def screenshot_png(self) -> bytes:
@@ -287,7 +332,8 @@ class ScreenModel:
             self._keys.key_combination(keycodes)
 
     # -- intents --------------------------------------------------------------------------
-    def launch(self, package: str, activity: str | None = None) -> bool:
+    def launch(self, package: str, activity: str | None = None, *, data: str | None = None
+               ) -> bool:
         """Bring an app (optionally a given activity) to the front; False if unknown.
 
         An app that is already running is resumed where it was (``am start`` of its
@@ -295,7 +341,7 @@ class ScreenModel:
         of its activities puts that screen on top of the app's task.
         """
         with self._lock:
-            ok = self._state.launch(package, activity)
+            ok = self._state.launch(package, activity, data)
             self._state.changed()
             return ok
 

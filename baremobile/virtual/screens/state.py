@@ -72,6 +72,11 @@ class ScreenInstance:
                     n.value = render_template(n.value, self.vars)
                     n.cursor = len(n.value)
         self.resize_node: Node | None = None
+        #: the WebView that shows this screen's page (screens with ``web:``), else None
+        self.web_node: Node | None = None
+        if sd.web is not None:
+            self.web_node = next((n for w in self.windows for n in w.iter()
+                                  if n.cls.endswith("WebView")), None)
         self.filter_nodes: list[tuple[Any, Node | None, Node | None]] | None = None
         self.scale = sd.zoom.minimum if sd.zoom is not None else 1.0
         if sd.zoom is not None:
@@ -110,6 +115,13 @@ def insert_text(field: Node, s: str) -> None:
     field.value = v[:cur] + s + v[cur:]
     field.cursor = cur + len(s)
     field.select_all = False
+
+
+def uri_vars(uri: str) -> dict[str, str]:
+    """What a screen opened with a URI sees: ``uri``, ``url``, ``host``, ``path``."""
+    parts = urlsplit(uri)
+    path = parts.path if parts.netloc else uri.split(":", 1)[-1].lstrip("/")
+    return {"uri": uri, "url": uri, "host": parts.netloc, "path": path}
 
 
 @dataclass
@@ -313,8 +325,12 @@ class ScreenState:
         self.recents = None
         return task
 
-    def launch(self, package: str, activity: str | None) -> bool:
-        """Bring an app (optionally a given activity) to the front; False if unknown."""
+    def launch(self, package: str, activity: str | None, data: str | None = None) -> bool:
+        """Bring an app (optionally a given activity) to the front; False if unknown.
+
+        ``data`` (an explicit intent's URI) reaches the started screen as ``{uri}``/``{url}``,
+        ``{host}`` and ``{path}``; it always starts a new screen instance.
+        """
         app = self.apps.get(package)
         if app is None or app.start is None or (not activity and app.activity is None
                                                 and package != self.home_pkg):
@@ -335,11 +351,12 @@ class ScreenState:
             self.go_home()
             return True
         task = next((t for t in self.tasks if t.package == package), None)
-        if task is not None and (fq is None or task.stack[-1].sd.activity == fq):
+        if task is not None and data is None and (fq is None
+                                                  or task.stack[-1].sd.activity == fq):
             self.resume(task)
             return True
         first_name = names[0] if fq is not None else app.start
-        new = ScreenInstance(self.screens[first_name], {})
+        new = ScreenInstance(self.screens[first_name], uri_vars(data) if data else {})
         new.ime = new.focused_field() is not None and new.sd.keyboard
         if task is not None:
             task.stack.append(new)
@@ -356,12 +373,9 @@ class ScreenState:
         for app in self.apps.values():
             for v in app.views:
                 if scheme in v.schemes:
-                    parts = urlsplit(uri)
-                    path = parts.path if parts.netloc else uri.split(":", 1)[1].lstrip("/")
-                    ctx = {"uri": uri, "url": uri, "scheme": scheme, "host": parts.netloc,
-                           "path": path, "time": self.clock.time_str(),
+                    vars_ = uri_vars(uri)
+                    ctx = {**vars_, "scheme": scheme, "time": self.clock.time_str(),
                            "date": self.clock.date_str()}
-                    vars_ = {"uri": uri, "url": uri, "host": parts.netloc, "path": path}
                     vars_.update({k: render_template(x, ctx) for k, x in v.vars.items()})
                     new = ScreenInstance(self.screens[v.screen], vars_)
                     new.ime = False

@@ -18,6 +18,7 @@ model converts what the outside world sends.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from baremobile.virtual.scenario import Selector
 from baremobile.virtual.uixml import Node
@@ -54,6 +55,9 @@ class TouchInput:
         self.keys = keys
         self.display = display
         self._last_tap: tuple[float, float, float] | None = None  # (up ms, x, y)
+        #: the real browser's room (:class:`~.web.WebRoom`): touches inside a web page's
+        #: region become the page's own touch events
+        self.web: Any = None
 
     def now_ms(self) -> float:
         return self.state.clock.now() * 1000
@@ -86,7 +90,7 @@ class TouchInput:
         self._last_tap = None
         if not self.state.screen_on:
             return
-        self._touch(x, y, long=duration_ms >= LONG_PRESS_MS)
+        self._touch(x, y, long=duration_ms >= LONG_PRESS_MS, hold_ms=duration_ms)
 
     def hit(self, x: int, y: int, long: bool = False
             ) -> tuple[str, Node | None, Node | None, ScreenInstance | None]:
@@ -129,8 +133,14 @@ class TouchInput:
             return n, inst
         return None
 
-    def _touch(self, x: int, y: int, long: bool, double: bool = False) -> None:
+    def _touch(self, x: int, y: int, long: bool, double: bool = False, hold_ms: int = 0
+               ) -> None:
         kind, _w, h, inst = self.hit(int(x), int(y), long)
+        if kind == "app" and self.web is not None:
+            surface = self.web.claims(inst, int(x), int(y))
+            if surface is not None:
+                self.web.tap(surface, int(x), int(y), hold_ms if long else 0)
+                return
         if kind == "outside":
             top = self.state.top()
             if top is not None and top.dialogs and not long and top.dialogs[-1].sd.cancelable:
@@ -229,9 +239,14 @@ class TouchInput:
         x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)
         dx, dy = x2 - x1, y2 - y1
         if dx * dx + dy * dy <= TOUCH_SLOP * TOUCH_SLOP:
-            self._touch(x1, y1, long=duration_ms >= LONG_PRESS_MS)
+            self._touch(x1, y1, long=duration_ms >= LONG_PRESS_MS, hold_ms=duration_ms)
             return
         kind, w, _h, inst = self.hit(x1, y1)
+        if kind == "app" and self.web is not None:
+            surface = self.web.claims(inst, x1, y1)
+            if surface is not None:
+                self.web.swipe(surface, x1, y1, x2, y2, duration_ms)
+                return
         if w is None or kind in ("outside", "status", "nav", "ime", "aod"):
             return
         vertical = abs(dy) >= abs(dx)
