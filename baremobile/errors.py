@@ -54,6 +54,9 @@ __all__ = [
     "AdbKeyError",
     "LocalIOError",
     "Cancelled",
+    "WebError",
+    "WebUnavailable",
+    "PageNavigated",
 ]
 
 #: The Python API's names for what hints point to. Every front door's vocabulary defines
@@ -424,3 +427,32 @@ class Cancelled(BaremobileError):
         "the device may have done part of it: {snapshot} shows where it stands; "
         "the next call reconnects by itself"
     )
+
+
+# --- web content (the DevTools protocol) -------------------------------------------
+
+
+class WebError(BaremobileError):
+    """Reading or driving a page through the DevTools protocol failed (the socket, its
+    HTTP, the WebSocket, or the page's own answer)."""
+
+    code = "WEB_ERROR"
+    default_hint = (
+        "take a new snapshot ({snapshot}) to read the page again; the native part of a "
+        "snapshot never depends on the page"
+    )
+
+
+class WebUnavailable(WebError):
+    """Web content cannot be read here: the ``[web]`` extra is missing, or the page's
+    process has no DevTools socket (its WebView is not debuggable)."""
+
+    code = "WEB_UNAVAILABLE"
+    default_hint = "pip install 'baremobile[web]'; see docs/web.md for making a WebView debuggable"
+
+
+class PageNavigated(WebError):
+    """The page navigated while it was being read: what was read mixes two documents."""
+
+    code = "PAGE_NAVIGATED"
+    default_hint = "take a new snapshot ({snapshot}) once the page has loaded"
