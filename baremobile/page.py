@@ -296,6 +296,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         max_chars: int | None = None,
         max_depth: int | None = None,
         max_nodes: int | None = None,
+        web: bool = True,
     ) -> Snapshot:
         """Dump the screen and return the pruned :class:`Snapshot`; verbs act on its refs.
 
@@ -305,7 +306,10 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         ``.full_text`` is the whole screen); a diff is never cut by the limits, but one
         longer than ``max_chars`` gives way to the cut full text. With ``stable=True``
         dumps are repeated until two in a row are identical (animations settled) or
-        ``timeout`` passes (then the last one is returned).
+        ``timeout`` passes (then the last one is returned). With ``web`` (the default), the
+        pages of the foreground app's debuggable WebViews (and Chrome's tab) are read
+        through the DevTools protocol and shown inside their WebView, refs in the same
+        sequence; a page that cannot be read becomes a ``# web: …`` line (``docs/web.md``).
         """
         limits = {
             k: v
@@ -322,10 +326,10 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
             raise InvalidArgument(f"max_chars must be a whole number ≥ 1, not {max_chars!r}")
         with self._using():
             deadline = time.monotonic() + timeout
-            snap = self._dump(limits, timeout)
+            snap = self._dump(limits, timeout, web)
             if stable:
                 while time.monotonic() < deadline:
-                    again = self._dump(limits, max(1.0, deadline - time.monotonic()))
+                    again = self._dump(limits, max(1.0, deadline - time.monotonic()), web)
                     if again.text == snap.text:
                         snap = again
                         break
@@ -336,17 +340,26 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
             self._last = snap
             return snap
 
-    def _dump(self, limits: dict[str, int], timeout: float) -> Snapshot:
+    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False) -> Snapshot:
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(**limits, tracker=self._refs)  # type: ignore[arg-type]
+        kept: list[bytes] | None = [] if web else None
         held: bytes | None = None
         for chunk in self.device.dump_stream(timeout=timeout):
             if held is not None:
                 pruner.feed(held)
             held = chunk
+            if kept is not None:
+                kept.append(bytes(chunk))
         pruner.feed(held or b"", last=True)
-        return pruner.close()
+        snap = pruner.close()
+        if kept is not None and "WebView" in snap.text:
+            from baremobile.web.merge import with_web
+
+            snap = with_web(self.transport, snap, b"".join(kept), timeout=min(timeout, 15.0),
+                            **limits)
+        return snap
 
     def find(
         self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any

@@ -42,7 +42,7 @@ from __future__ import annotations
 import contextlib
 import pyexpat
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from baremobile.errors import DumpFailed, DumpTooLarge, InvalidArgument, InvalidDump
 from baremobile.snapshot.dump_errors import MAX_STATUS_BYTES, StatusScan, dump_error
@@ -143,8 +143,13 @@ class StreamPruner:
         max_elements: int = DEFAULT_MAX_ELEMENTS,
         max_refs: int = DEFAULT_MAX_REFS,
         tracker: RefTracker | None = None,
+        splice: Callable[[PruneState], tuple[Callable[[str, dict[str, str]], None],
+                                             Callable[[str], None]]] | None = None,
     ) -> None:
         self._tracker = tracker
+        #: wraps the pruner's element handlers (the merged snapshot splices a page's nodes
+        #: into a WebView this way): ``splice(state)`` → ``(start, end)``
+        self._splice = splice
         self._limits = {"max_chars": max_chars, "max_depth": max_depth, "max_nodes": max_nodes}
         self._max_bytes = max_bytes
         self._max_token = max_token_bytes
@@ -318,8 +323,11 @@ class StreamPruner:
         # attributes as one list [name, value, ...]: cheaper for expat to build than a dict,
         # and read through one getter per attribute layout (see prune._layout)
         p.ordered_attributes = True
-        p.StartElementHandler = self._state.start
-        p.EndElementHandler = self._state.end
+        if self._splice is not None:
+            p.StartElementHandler, p.EndElementHandler = self._splice(self._state)
+        else:
+            p.StartElementHandler = self._state.start
+            p.EndElementHandler = self._state.end
         p.StartDoctypeDeclHandler = _forbid_dtd
         p.EntityDeclHandler = _forbid_entity
         p.UnparsedEntityDeclHandler = _forbid_entity

@@ -23,10 +23,11 @@ import secrets
 import struct
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError
+from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError, ServiceRefused
 from baremobile.transport import progress
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Transport",
     "ShellV2Decoder",
     "Sink",
+    "ByteStream",
     "check_text",
     "with_sentinel",
     "split_sentinel",
@@ -89,6 +91,20 @@ class Sink(Protocol):
     """Where streamed bytes go: anything with ``write(bytes)`` (an open binary file)."""
 
     def write(self, data: bytes, /) -> Any: ...
+
+
+class ByteStream(Protocol):
+    """Bytes both ways to one service on the device (:meth:`Transport.open_stream`)."""
+
+    def send(self, data: bytes, timeout: float = 20.0) -> None:
+        """Write all of ``data``."""
+
+    def recv(self, timeout: float) -> bytes:
+        """The next bytes that arrive (``b""`` once the device closed the stream); raises
+        :class:`~baremobile.errors.CommandTimeout` when nothing came within ``timeout``."""
+
+    def close(self) -> None:
+        """Close the stream (idempotent)."""
 
 
 class SinkRelay(io.BytesIO):
@@ -172,6 +188,14 @@ class Transport(ABC):
                 hint="split it into shorter commands (Transport.max_command says how long "
                 "one may be); nothing was sent",
             )
+
+    def open_stream(self, service: str, *, timeout: float | None = None
+                    ) -> AbstractContextManager[ByteStream]:
+        """A two-way :class:`ByteStream` to ``service`` (``localabstract:<socket>``,
+        ``tcp:<port>``) for the ``with`` block; the device is held for the block (other
+        calls wait), ``timeout`` bounds the whole block. The device refusing it (nothing
+        listens there) raises :class:`~baremobile.errors.ServiceRefused`."""
+        raise ServiceRefused(f"{self.kind} transports cannot open two-way streams")
 
     def abort(self, reason: str = "aborted") -> bool:
         """Abort the calls in flight now, from any thread, without waiting for the device:

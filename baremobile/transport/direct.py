@@ -49,6 +49,7 @@ from baremobile.transport import cancel, progress
 from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.keys import AdbKey, load_signers
+from baremobile.transport.streams import AdbStream, check_stream_service
 from baremobile.transport.wire import A_VERSION, AdbIO, FastTcpTransport, WireWatcher
 
 __all__ = ["DirectTransport", "FastTcpTransport", "WireWatcher", "parse_banner"]
@@ -427,6 +428,31 @@ class DirectTransport(Transport):
             yield from device._streaming_command(  # noqa: SLF001 — streaming exec/shell v2
                 service.encode(), command.encode("utf-8"), timeout, timeout, None
             )
+
+    @contextlib.contextmanager
+    def open_stream(self, service: str, *, timeout: float | None = None) -> Iterator[AdbStream]:
+        """A two-way stream to ``service`` on this connection (see
+        :meth:`Transport.open_stream`). An error of the caller's own (not of the stream's
+        I/O) closes the stream cleanly and keeps the connection."""
+        check_stream_service(service)
+        t = self._timeout(timeout)
+        self._ready()
+        self.check_size(service, "")
+        own: BaremobileError | None = None
+        with self._holding(service, t) as call:
+            device = self._start_command(call)
+            info = device._open(service.encode(), t, t, None)  # noqa: SLF001
+            stream = AdbStream(device, info, self._max_payload, service)
+            try:
+                yield stream
+            except BaremobileError as exc:
+                if isinstance(exc, (DeviceDisconnected, CommandTimeout, Cancelled)):
+                    raise  # the stream's own I/O failed: the connection is dirty
+                own = exc
+            if not stream.closed:
+                stream.close()
+        if own is not None:
+            raise own
 
     def _sync(self, what: str, timeout: float, op: Callable[[AdbDevice, float], Any]) -> Any:
         with self._holding(what, timeout) as call:

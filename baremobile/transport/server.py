@@ -45,6 +45,7 @@ from baremobile.errors import (
 from baremobile.transport import cancel, progress
 from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
 from baremobile.transport.base import check_path as _check_path
+from baremobile.transport.streams import SocketStream, check_stream_service
 
 __all__ = ["AdbServerClient", "ServerTransport", "ServerDevice", "parse_server_socket",
            "server_address", "server_socket_spec"]
@@ -391,6 +392,20 @@ class ServerTransport(Transport):
                 if not chunk:
                     return
                 yield chunk
+
+    @contextlib.contextmanager
+    def open_stream(self, service: str, *, timeout: float | None = None
+                    ) -> Iterator[SocketStream]:
+        """A two-way stream to ``service`` through the server (its own socket)."""
+        check_stream_service(service)
+        self.check_size(service, "")
+        deadline = _Deadline(self._timeout(timeout))
+        with self._command(service, service, deadline) as sock:
+            stream = SocketStream(sock, service)
+            try:
+                yield stream
+            finally:
+                stream.close()
 
     # -- sync ----------------------------------------------------------------------------
     def push(

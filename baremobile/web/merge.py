@@ -1,0 +1,96 @@
+"""The merged snapshot: the native dump with each foreground WebView's page inside it.
+
+The dump is pruned a second time with the page's nodes spliced into their WebView (the
+WebView's own subtree in the dump — Android's shallow node, or Chrome's accessibility
+mirror — gives way to the page's), so one pass of the same pruner numbers every ref in
+document order, clips web elements to the WebView and the screen, and marks the ones
+under a window on top (the keyboard) covered — exactly as for native views. What could not
+be read becomes a ``# web: …`` line at the end; the native snapshot is never lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from baremobile.snapshot.prune import PruneState
+from baremobile.snapshot.result import Snapshot
+from baremobile.snapshot.stream import StreamPruner
+from baremobile.web.reader import WebReading
+from baremobile.web.tree import WebNode, feed
+
+__all__ = ["merge", "with_notes"]
+
+Key = tuple[str, str, str, int]
+
+
+class _Splice:
+    """A PruneState's handlers, with pages fed into their WebView nodes."""
+
+    def __init__(self, state: PruneState, pages: dict[Key, list[WebNode]]) -> None:
+        self.state = state
+        self.pages = pages
+        self.seen: dict[tuple[str, str, str], int] = {}
+        self.skip = 0  # > 0 inside a WebView whose page replaces its dump subtree
+        self.open: list[list[WebNode] | None] = []
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        if self.skip:
+            self.skip += 1
+            return
+        self.state.start(name, attrs)
+        nodes = None
+        if name == "node" and attrs.get("class", "").endswith("WebView"):
+            base = (attrs.get("package", ""), attrs.get("class", ""), attrs.get("bounds", ""))
+            index = self.seen.get(base, 0)
+            self.seen[base] = index + 1
+            nodes = self.pages.get((*base, index))
+            if nodes is not None:
+                self.skip = 1
+        self.open.append(nodes)
+
+    def end(self, name: str) -> None:
+        if self.skip > 1:
+            self.skip -= 1
+            return
+        self.skip = 0
+        nodes = self.open.pop()
+        if nodes is not None:
+            feed(nodes, self.state.start, self.state.end)
+        self.state.end(name)
+
+    def handlers(self) -> tuple[Callable[[str, dict[str, str]], None], Callable[[str], None]]:
+        return self.start, self.end
+
+
+def merge(dump: bytes, reading: WebReading, **limits: Any) -> Snapshot:
+    """Prune ``dump`` again with ``reading``'s pages in their WebViews, notes appended."""
+    pruner = StreamPruner(
+        **limits, splice=lambda st: _Splice(st, reading.nodes).handlers())
+    pruner.feed(dump)
+    return with_notes(pruner.close(), reading.notes)
+
+
+def with_notes(snap: Snapshot, notes: list[str]) -> Snapshot:
+    """``snap`` with one ``# …`` line per note at the end of its text (not nodes: the
+    grammar's parser skips them)."""
+    if notes:
+        lines = [f"# {n}".replace("\n", " ") for n in dict.fromkeys(notes)]
+        snap.text = "\n".join([snap.text, *lines]) if snap.text else "\n".join(lines)
+    return snap
+
+
+def with_web(transport: Any, snap: Snapshot, dump: bytes, *, timeout: float = 10.0,
+             **limits: Any) -> Snapshot:
+    """``snap`` (the native snapshot of ``dump``) with the foreground WebViews' pages merged
+    in; a failure to read them becomes a note. Costs nothing without a WebView on screen."""
+    from baremobile.web.reader import read_web, webviews_on_screen
+
+    if not webviews_on_screen(snap):
+        return snap
+    reading = read_web(lambda cmd: transport.shell(cmd, timeout=timeout).text,
+                       lambda service: transport.open_stream(service, timeout=timeout),
+                       snap, timeout=timeout)
+    if not reading.nodes:
+        return with_notes(snap, reading.notes)
+    return merge(dump, reading, **limits)

@@ -1,0 +1,193 @@
+"""Reading the web content on screen, from a native snapshot to the pages' nodes.
+
+For the foreground app's WebViews on screen (the innermost ``…WebView`` nodes of the
+native snapshot, in the foreground package):
+
+1. **discover** the DevTools sockets (one shell round trip, :mod:`.discovery`) and keep the
+   foreground package's;
+2. **list** the socket's pages (``GET /json/list`` on a ``localabstract:`` stream);
+3. **pick** the page each WebView shows: a WebView target's ``description`` says whether it
+   is attached and visible and where it is on screen (``AwDevToolsManagerDelegate``), so
+   the visible one nearest the node's bounds; Chrome's tabs have no description, so each
+   page (the one titled like the WebView node first) is asked for
+   ``document.visibilityState`` until the visible tab answers;
+4. **capture** it (:mod:`.capture`) on a WebSocket over another ``localabstract:`` stream,
+   and build its nodes for the WebView's bounds (:mod:`.tree`).
+
+Failures are never raised: each becomes a one-line note (``web: …``) and the WebView keeps
+its native content.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from baremobile.errors import BaremobileError, Cancelled, WebUnavailable
+from baremobile.snapshot.refs import parse_bounds
+from baremobile.snapshot.result import Snapshot
+from baremobile.snapshot.tree import Node
+from baremobile.web.discovery import DevToolsSocket, discover
+
+__all__ = ["WebView", "WebReading", "webviews_on_screen", "read_web"]
+
+log = logging.getLogger("baremobile.web")
+
+Bounds = tuple[int, int, int, int]
+Opener = Callable[[str], AbstractContextManager[Any]]
+
+
+@dataclass(frozen=True)
+class WebView:
+    """A WebView node of the native dump: how to find it again, and where it is."""
+
+    key: tuple[str, str, str, int]
+    """(package, class, bounds attribute, occurrence): the node in the dump"""
+    package: str
+    bounds: Bounds
+    """its bounds attribute, device px"""
+    title: str
+    """what the node shows (a shallow WebView shows the page title)"""
+
+
+@dataclass
+class WebReading:
+    """What was read: nodes per WebView (by :attr:`WebView.key`), notes, timings."""
+
+    nodes: dict[tuple[str, str, str, int], list[Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    """the page targets read (their ``/json/list`` entries)"""
+    captures: list[Any] = field(default_factory=list)
+    """the raw protocol answers (:class:`~baremobile.web.capture.PageCapture`) read"""
+
+
+def _has_webview_below(n: Node) -> bool:
+    return any(c.cls.endswith("WebView") for c in n.walk() if c is not n)
+
+
+def webviews_on_screen(snap: Snapshot) -> list[WebView]:
+    """The foreground app's innermost WebView nodes that are visible, in document order."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out = []
+    for n in snap.nodes():
+        a = n.attrs or {}
+        if not n.cls.endswith("WebView"):
+            continue
+        base = (a.get("package", ""), n.cls, a.get("bounds", ""))
+        index = seen.get(base, 0)
+        seen[base] = index + 1
+        if (n.vis is None or _has_webview_below(n)
+                or (snap.package and base[0] != snap.package)):
+            continue
+        out.append(WebView((*base, index), base[0], parse_bounds(base[2]), n.text or n.desc))
+    return out
+
+
+def _overlap(a: Bounds, b: Bounds) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    union = ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h)
+    return w * h / union if union else 0.0
+
+
+def pick_webview_target(targets: list[dict[str, Any]], view: WebView) -> dict[str, Any] | None:
+    """The attached, visible WebView page whose on-screen rect best matches ``view``."""
+    best, score = None, -1.0
+    for t in targets:
+        try:
+            d = json.loads(t.get("description") or "{}")
+        except ValueError:
+            d = {}
+        if d and (not d.get("attached", True) or not d.get("visible", True) or d.get("empty")):
+            continue
+        rect = view.bounds
+        if "screenX" in d and "width" in d:
+            rect = (d["screenX"], d["screenY"], d["screenX"] + d["width"],
+                    d["screenY"] + d["height"])
+        s = _overlap(rect, view.bounds)
+        if s > score:
+            best, score = t, s
+    return best
+
+
+def read_web(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot, *,
+             timeout: float = 10.0) -> WebReading:
+    """Read every foreground WebView's page (see the module docstring); never raises."""
+    reading = WebReading()
+    views = webviews_on_screen(snap)
+    if not views:
+        return reading
+    try:
+        from baremobile.web import require
+
+        require()
+        sockets = [s for s in discover(shell) if s.package == snap.package]
+    except Cancelled:
+        raise
+    except BaremobileError as exc:
+        reading.notes.append(f"web: {exc.message}")
+        return reading
+    if not sockets:
+        reading.notes.append(
+            f"web: the WebView in {snap.package} is not debuggable (no DevTools socket); "
+            "see docs/web.md")
+        return reading
+    for view in views:
+        try:
+            _read_view(open_stream, sockets, view, reading, timeout)
+        except Cancelled:
+            raise
+        except BaremobileError as exc:
+            reading.notes.append(f"web: {exc.message}")
+        except Exception as exc:  # a page we cannot make sense of must not cost the snapshot
+            log.warning("reading the page in %s failed", view.package, exc_info=True)
+            reading.notes.append(f"web: the page could not be read ({type(exc).__name__})")
+    return reading
+
+
+def _read_view(open_stream: Opener, sockets: list[DevToolsSocket], view: WebView,
+               reading: WebReading, timeout: float) -> None:
+    from baremobile.web.capture import capture
+    from baremobile.web.cdp import Cdp
+    from baremobile.web.endpoints import get_json
+    from baremobile.web.tree import build_nodes
+    from baremobile.web.ws import WebSocket
+
+    sock = sockets[0]
+    service = f"localabstract:{sock.name}"
+    with open_stream(service) as stream:
+        targets = [t for t in get_json(stream, "/json/list", timeout=timeout)
+                   if t.get("type") == "page"]
+    if not targets:
+        raise WebUnavailable(f"{sock.name} lists no page")
+    if sock.kind == "webview":
+        chosen = pick_webview_target(targets, view)
+        candidates = [chosen] if chosen is not None else []
+    else:  # Chrome: the tab titled like the WebView first, then the others
+        candidates = sorted(targets, key=lambda t: t.get("title") != view.title)
+    for target in candidates:
+        path = "/devtools/page/" + str(target.get("id", ""))
+        with open_stream(service) as stream:
+            cdp = Cdp(WebSocket(stream, path, timeout=timeout), timeout=timeout)
+            if sock.kind != "webview" and len(candidates) > 1:
+                state = cdp.call("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                      "returnByValue": True})
+                if state.get("result", {}).get("value") != "visible":
+                    cdp.close()
+                    continue
+            started = time.perf_counter()
+            cap = capture(cdp, timeout=timeout)
+            cdp.close()
+        reading.nodes[view.key] = build_nodes(cap, view.bounds, view.package)
+        reading.captures.append(cap)
+        reading.pages.append({**target, "capture_ms": (time.perf_counter() - started) * 1e3})
+        return
+    raise WebUnavailable(f"no page of {sock.name} is visible")
