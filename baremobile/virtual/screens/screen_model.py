@@ -131,6 +131,17 @@ class ScreenModel:
             return [(s.target or "", s.description(web.is_visible(s)))
                     for s in web.surfaces(package)]
 
+    def pinch(self, x: int, y: int, spread_px: int) -> bool:
+        """Two fingers at (x, y) spreading ``spread_px`` apart each: zooms the web page
+        under them (what no ``input`` command can do); False when no page is there."""
+        with self._lock:
+            self._web.ensure()
+            surface = self._web.claims(self._state.top(), int(x), int(y))
+            if surface is None:
+                return False
+            self._web.pinch(surface, int(x), int(y), int(spread_px))
+            return True
+
     def web_packages(self) -> set[str]:
         """Packages with web screens (their processes host a DevTools socket)."""
         return self._web.web_packages()

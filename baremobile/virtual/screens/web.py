@@ -334,6 +334,7 @@ class WebRoom:
                         chrome=engine.version.get("product", "Chrome/0").split("/")[-1])
         self._page(s, "Emulation.setUserAgentOverride", {"userAgent": ua})
         self.navigate(s, url)
+        self._page(s, "Page.resetNavigationHistory")  # the tab's history starts at its page
 
     def navigate(self, s: Surface, url: str) -> None:
         """Load ``url`` in the page and wait (at most :data:`LOAD_TIMEOUT`) for it."""
@@ -558,6 +559,7 @@ class WebRoom:
     # -- for tests: what a user's two fingers do -------------------------------------------
     def pinch(self, s: Surface, x: int, y: int, spread_px: int) -> None:
         """Two fingers at (x, y) moving apart by ``spread_px`` device px each (zoom in)."""
+        before = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]["scale"]
         c = self._to_css(s, x, y)
         k = s.css[0] / (s.region[2] - s.region[0]) if s.css and s.region else 1.0
         step = spread_px * k / 10
@@ -567,6 +569,17 @@ class WebRoom:
             d = 20 + step * i
             self._touch(s, "touchMove", [(c[0] - d, c[1]), (c[0] + d, c[1])], t + 0.016 * i)
         self._touch(s, "touchEnd", [], t + 0.2)
+        # the zoom lands a few frames later and may settle for a while: wait until the
+        # viewport has changed and then held still
+        deadline = time.monotonic() + 3.0
+        last, still = None, 0
+        while time.monotonic() < deadline and still < 4:
+            vv = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]
+            now = (vv["scale"], vv["pageX"], vv["pageY"])
+            still = still + 1 if now == last and now[0] != before else 0
+            last = now
+            time.sleep(0.025)
+        self.generation += 1
 
     def stop(self) -> None:
         """Close every page this room opened, and forget them."""
