@@ -206,6 +206,8 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         self._refs = RefTracker()  # stable refs for the page's whole life
         self._lock = threading.RLock()
         self._closed = False
+        #: allow :meth:`eval_js` (off by default: a script can do anything the page can)
+        self.allow_eval = False
         self._token: CancelToken | None = None  # the verb in flight
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -630,6 +632,28 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
                 package=package,
                 flags=flags,
             )
+
+    def eval_js(self, expression: str, *, timeout: float = 10.0) -> Any:
+        """The value of a JavaScript expression in the page the foreground WebView (or
+        Chrome's tab) shows — only when ``page.allow_eval = True`` was set (a script sees
+        the page's cookies and can change it). A promise is awaited; the value comes back
+        as JSON data. For reading and acting, snapshots and refs need no script."""
+        if not isinstance(expression, str) or not expression.strip():
+            raise InvalidArgument("eval_js needs a JavaScript expression (a non-empty string)")
+        with self._using():
+            if not self.allow_eval:
+                from baremobile.errors import WebUnavailable
+
+                raise WebUnavailable(
+                    "running JavaScript in the page is off",
+                    hint="set page.allow_eval = True to allow it (docs/web.md: what a script "
+                    "can do); snapshots and refs read and act on pages without it")
+            from baremobile.web.reader import evaluate
+
+            snap = self._dump({}, timeout, web=False)
+            return evaluate(lambda c: self.transport.shell(c, timeout=timeout).text,
+                            lambda svc: self.transport.open_stream(svc, timeout=timeout),
+                            snap, expression, timeout=timeout)
 
     def screenshot(self) -> Screenshot:
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""

@@ -51,6 +51,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.device_touch", "baremobile.device_apps", "baremobile.device_system",
      "baremobile.device_files"],  # a verb family's commands over a Device
     ["baremobile.device"],
+    ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)
     ["baremobile.gestures", "baremobile.apk", "baremobile.keycodes"],  # no I/O
     ["baremobile.localfiles"],  # writing files of this computer (page, tools)
     ["baremobile.snapshot"],

@@ -311,3 +311,19 @@ def test_timing_stays_reasonable(phone, page, web_pages):
         page.snapshot()
     merged = time.perf_counter() - t0
     assert merged < native * 100 + 3  # generous: a shared, noisy machine
+
+
+def test_eval_js_only_behind_its_flag(phone, page, web_pages):
+    from baremobile.errors import WebError, WebUnavailable
+
+    open_page(page, phone, web_pages + "form.html")
+    with pytest.raises(WebUnavailable, match="off"):
+        page.eval_js("document.title")
+    page.allow_eval = True
+    assert page.eval_js("document.title") == "Sign up"
+    assert page.eval_js("Promise.resolve([1, 'two'])") == [1, "two"]
+    with pytest.raises(WebError, match="the script threw: Error: boom"):
+        page.eval_js("(() => { throw new Error('boom') })()")
+    page.home()
+    with pytest.raises(WebUnavailable, match="no WebView"):
+        page.eval_js("1")

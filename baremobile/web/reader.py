@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,10 @@ from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.tree import Node
 from baremobile.web.discovery import DevToolsSocket, discover
 
-__all__ = ["WebView", "WebReading", "webviews_on_screen", "read_web"]
+__all__ = [
+    "WebView", "WebReading", "webviews_on_screen", "read_web", "visible_page", "evaluate",
+    "pick_webview_target",
+]
 
 log = logging.getLogger("baremobile.web")
 
@@ -156,9 +159,23 @@ def read_web(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot, *
 def _read_view(open_stream: Opener, sockets: list[DevToolsSocket], view: WebView,
                reading: WebReading, timeout: float) -> None:
     from baremobile.web.capture import capture
+    from baremobile.web.tree import build_nodes
+
+    with visible_page(open_stream, sockets, view, timeout) as (target, cdp):
+        started = time.perf_counter()
+        cap = capture(cdp, timeout=timeout)
+    reading.nodes[view.key] = build_nodes(cap, view.bounds, view.package)
+    reading.captures.append(cap)
+    reading.pages.append({**target, "capture_ms": (time.perf_counter() - started) * 1e3})
+
+
+@contextmanager
+def visible_page(open_stream: Opener, sockets: list[DevToolsSocket], view: WebView,
+                 timeout: float) -> Iterator[tuple[dict[str, Any], Any]]:
+    """(the ``/json/list`` entry, a :class:`~baremobile.web.cdp.Cdp`) of the page ``view``
+    shows, for the ``with`` block (its stream is closed afterwards)."""
     from baremobile.web.cdp import Cdp
     from baremobile.web.endpoints import get_json
-    from baremobile.web.tree import build_nodes
     from baremobile.web.ws import WebSocket
 
     sock = sockets[0]
@@ -183,11 +200,37 @@ def _read_view(open_stream: Opener, sockets: list[DevToolsSocket], view: WebView
                 if state.get("result", {}).get("value") != "visible":
                     cdp.close()
                     continue
-            started = time.perf_counter()
-            cap = capture(cdp, timeout=timeout)
-            cdp.close()
-        reading.nodes[view.key] = build_nodes(cap, view.bounds, view.package)
-        reading.captures.append(cap)
-        reading.pages.append({**target, "capture_ms": (time.perf_counter() - started) * 1e3})
-        return
+            try:
+                yield target, cdp
+            finally:
+                cdp.close()
+            return
     raise WebUnavailable(f"no page of {sock.name} is visible")
+
+
+def evaluate(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
+             expression: str, *, timeout: float = 10.0) -> Any:
+    """The value of ``expression`` (JavaScript; a promise is awaited) in the page the
+    foreground WebView shows; raises :class:`~baremobile.errors.WebError` when there is
+    none or the script throws."""
+    from baremobile.errors import WebError
+    from baremobile.web import require
+
+    require()
+    views = webviews_on_screen(snap)
+    if not views:
+        raise WebUnavailable(f"no WebView of {snap.package or 'the foreground app'} is on "
+                             "screen", hint="open the page first; {snapshot} shows the screen")
+    sockets = [s for s in discover(shell) if s.package == snap.package]
+    if not sockets:
+        raise WebUnavailable(f"the WebView in {snap.package} is not debuggable")
+    with visible_page(open_stream, sockets, views[0], timeout) as (_target, cdp):
+        r = cdp.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                          "awaitPromise": True, "userGesture": True})
+    if "exceptionDetails" in r:
+        d = r["exceptionDetails"]
+        said = d.get("exception", {}).get("description") or d.get("text", "an exception")
+        raise WebError(f"the script threw: {str(said).splitlines()[0][:300]}",
+                       hint="fix the expression; the page is unchanged unless it ran "
+                            "before throwing")
+    return r.get("result", {}).get("value")
