@@ -97,6 +97,11 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "INVALID_DUMP": ("DUMP_FAILED", "the screen dump was malformed"),
     "DUMP_TOO_LARGE": ("DUMP_FAILED", "the screen dump exceeds an element, ref or size limit"),
     "MISSING_DEPENDENCY": ("MISSING_DEPENDENCY", "an optional package is not installed"),
+    "WEB_ERROR": ("WEB_ERROR", "a page could not be read or driven through the DevTools "
+                               "protocol (the native snapshot is unaffected)"),
+    "WEB_UNAVAILABLE": ("WEB_ERROR", "web content cannot be read here (no [web] extra, a "
+                                     "WebView that is not debuggable, script eval off)"),
+    "PAGE_NAVIGATED": ("WEB_ERROR", "the page navigated while it was read"),
     "LOCAL_IO_ERROR": ("LOCAL_IO_ERROR", "a file of this computer could not be written or "
                                          "read (full disk, read-only file system)"),
     "INTERNAL_ERROR": ("INTERNAL_ERROR", "a bug, or an answer nobody expected"),
