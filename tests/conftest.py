@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -282,3 +283,33 @@ def assert_no_browser_left(pid: int | None) -> None:
     while live_processes(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not live_processes(pid), f"Chromium processes left: {live_processes(pid)}"
+
+
+@pytest.fixture(scope="module")
+def web_phone(chromium_path: str) -> Iterator[VirtualPhone]:
+    """A virtual phone whose browser is a real Chromium, shared by a module's tests; when it
+    stops, none of Chromium's processes may be left."""
+    phone = VirtualPhone(port=free_port())
+    with phone:
+        yield phone
+        pid = phone.browser.pid if phone.browser is not None else None
+    assert_no_browser_left(pid)
+
+
+@pytest.fixture
+def web_page(web_phone: VirtualPhone, adb_key: AdbKey) -> Iterator[Any]:
+    """A Page on :func:`web_phone`, its screens reset to the start."""
+    from baremobile import connect
+
+    web_phone.screens.reset()
+    with connect(web_phone.address, keys=[adb_key]) as page:
+        yield page
+
+
+def page_js(phone: VirtualPhone, expression: str) -> Any:
+    """The value of ``expression`` in the page on the phone's screen (asked through the
+    phone's own pipe to Chromium, not through what is tested)."""
+    phone.screens.web_sync()
+    web = phone.screens.web
+    assert web.visible is not None, "no page on screen"
+    return web.evaluate(web.visible, expression)

@@ -14,14 +14,13 @@ import json
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from baremobile import connect
 from baremobile.virtual import VirtualPhone
-from tests.conftest import assert_no_browser_left, free_port
+from tests.conftest import assert_no_browser_left, free_port, page_js
 
 pytestmark = pytest.mark.usefixtures("chromium_path")
 
@@ -29,29 +28,10 @@ WEATHER = "org.baremobile.weather"
 CHROME = "com.android.chrome"
 
 
-@pytest.fixture(scope="module")
-def phone(chromium_path: str) -> Iterator[VirtualPhone]:
-    p = VirtualPhone(port=free_port())
-    with p:
-        yield p
-    assert_no_browser_left(getattr(p, "_last_browser_pid", None))
-
-
-@pytest.fixture
-def page(phone: VirtualPhone, adb_key: Any) -> Iterator[Any]:
-    phone.screens.reset()
-    with connect(phone.address, keys=[adb_key]) as pg:
-        yield pg
-    if phone.browser is not None and phone.browser.pid is not None:
-        phone._last_browser_pid = phone.browser.pid  # type: ignore[attr-defined]
-
-
-def js(phone: VirtualPhone, expression: str) -> Any:
-    """What the page on screen says (read through the phone's own DevTools pipe)."""
-    phone.screens.web_sync()
-    web = phone.screens.web
-    assert web.visible is not None, "no page on screen"
-    return web.evaluate(web.visible, expression)
+# the module's phone (one Chromium for all its tests), a page on it, and asking the page
+phone = pytest.fixture(scope="module", name="phone")(lambda web_phone: web_phone)
+page = pytest.fixture(name="page")(lambda web_page: web_page)
+js = page_js
 
 
 def device_point(phone: VirtualPhone, selector: str) -> tuple[int, int]:

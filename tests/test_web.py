@@ -15,14 +15,13 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from baremobile import connect
 from baremobile.virtual import VirtualPhone
-from tests.conftest import assert_no_browser_left, free_port
+from tests.conftest import free_port, page_js
 
 pytestmark = pytest.mark.usefixtures("chromium_path")
 
@@ -30,32 +29,10 @@ WEATHER = "org.baremobile.weather"
 RADAR = f"{WEATHER}/.RadarActivity"
 
 
-@pytest.fixture(scope="module")
-def phone(chromium_path: str) -> Iterator[VirtualPhone]:
-    p = VirtualPhone(port=free_port())
-    pids: list[int] = []
-    with p:
-        p._pids = pids  # type: ignore[attr-defined]
-        yield p
-    for pid in pids:
-        assert_no_browser_left(pid)
-
-
-@pytest.fixture
-def page(phone: VirtualPhone, adb_key: Any) -> Iterator[Any]:
-    phone.screens.reset()
-    with connect(phone.address, keys=[adb_key]) as pg:
-        yield pg
-    if phone.browser is not None and phone.browser.pid is not None:
-        phone._pids.append(phone.browser.pid)  # type: ignore[attr-defined]
-
-
-def js(phone: VirtualPhone, expression: str) -> Any:
-    """Ask the page on screen (through the phone's own pipe to Chromium)."""
-    phone.screens.web_sync()
-    web = phone.screens.web
-    assert web.visible is not None
-    return web.evaluate(web.visible, expression)
+# the module's phone (one Chromium for all its tests), a page on it, and asking the page
+phone = pytest.fixture(scope="module", name="phone")(lambda web_phone: web_phone)
+page = pytest.fixture(name="page")(lambda web_page: web_page)
+js = page_js
 
 
 _ACTIONABLE = """(() => {
