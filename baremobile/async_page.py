@@ -76,6 +76,7 @@ VERBS = (
     "drag",
     "pinch",
     "gesture",
+    "eval_js",
 )
 
 #: Seconds an idle worker thread waits for work before it ends (the next call starts one).
@@ -192,6 +193,15 @@ class AsyncPage:
     @property
     def last_snapshot(self) -> Any:
         return self.page.last_snapshot
+
+    @property
+    def allow_eval(self) -> bool:
+        """Whether :meth:`eval_js` may run JavaScript in pages (off by default)."""
+        return self.page.allow_eval
+
+    @allow_eval.setter
+    def allow_eval(self, value: bool) -> None:
+        self.page.allow_eval = bool(value)
 
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""

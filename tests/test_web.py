@@ -244,6 +244,8 @@ def test_missing_web_extra_is_a_note(phone, page, web_pages, monkeypatch):
     snap = page.snapshot()
     assert "# web: reading web content needs the [web] extra" in snap.text
     assert '- WebView "Sign up"' in snap.text
+    cut = page.snapshot(max_chars=len(snap.text) - 10)
+    assert len(cut.text) <= len(snap.text) - 10 and cut.text.endswith("…")
 
 
 def test_a_webview_without_a_socket_is_a_note(adb_key, web_pages):

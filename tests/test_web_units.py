@@ -204,3 +204,18 @@ def test_a_silent_page_times_out():
     cdp = Cdp(WebSocket(Silent([]), "/devtools/page/X"))
     with pytest.raises(CommandTimeout):
         cdp.call("Page.enable", timeout=0.2)
+
+
+@given(st.text(max_size=300), st.lists(st.text(max_size=80), max_size=3),
+       st.integers(1, 400))
+def test_notes_stay_within_max_chars(text, notes, limit):
+    from baremobile.snapshot import RefMap, Snapshot
+    from baremobile.snapshot.tree import Node
+    from baremobile.web.merge import with_notes
+
+    text = text[:limit]
+    snap = with_notes(Snapshot(text, RefMap({}), Node("")), [f"web: {n}" for n in notes],
+                      limit)
+    assert len(snap.text) <= limit and snap.text.startswith(text)
+    unlimited = with_notes(Snapshot(text, RefMap({}), Node("")), ["web: x"])
+    assert unlimited.text.endswith("# web: x")

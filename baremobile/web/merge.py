@@ -68,15 +68,23 @@ def merge(dump: bytes, reading: WebReading, **limits: Any) -> Snapshot:
     pruner = StreamPruner(
         **limits, splice=lambda st: _Splice(st, reading.nodes).handlers())
     pruner.feed(dump)
-    return with_notes(pruner.close(), reading.notes)
+    return with_notes(pruner.close(), reading.notes, limits.get("max_chars"))
 
 
-def with_notes(snap: Snapshot, notes: list[str]) -> Snapshot:
+def with_notes(snap: Snapshot, notes: list[str], max_chars: int | None = None) -> Snapshot:
     """``snap`` with one ``# …`` line per note at the end of its text (not nodes: the
-    grammar's parser skips them)."""
-    if notes:
-        lines = [f"# {n}".replace("\n", " ") for n in dict.fromkeys(notes)]
-        snap.text = "\n".join([snap.text, *lines]) if snap.text else "\n".join(lines)
+    grammar's parser skips them), within ``max_chars`` (notes that do not fit are cut)."""
+    text = snap.text
+    for note in dict.fromkeys(notes):
+        line = f"# {note}".replace("\n", " ")
+        joined = f"{text}\n{line}" if text else line
+        if max_chars is not None and len(joined) > max_chars:
+            room = max_chars - len(text) - (1 if text else 0)
+            if room < 12:  # not even "# web: …" fits
+                break
+            joined = (f"{text}\n" if text else "") + line[: room - 1] + "…"
+        text = joined
+    snap.text = text
     return snap
 
 
@@ -92,5 +100,5 @@ def with_web(transport: Any, snap: Snapshot, dump: bytes, *, timeout: float = 10
                        lambda service: transport.open_stream(service, timeout=timeout),
                        snap, timeout=timeout)
     if not reading.nodes:
-        return with_notes(snap, reading.notes)
+        return with_notes(snap, reading.notes, limits.get("max_chars"))
     return merge(dump, reading, **limits)
