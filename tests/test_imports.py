@@ -72,6 +72,7 @@ LAYERS: list[list[str]] = [
     v("screens"),  # its facade: ScreenModel, AppInfo
     v("screens.screen_model"),
     v("screens.web"),  # the real browser behind web screens
+    v("screens.web_input"),  # touch, text and keys into a page
     v("screens.touch"),
     v("screens.gestures"),
     v("screens.keys"),

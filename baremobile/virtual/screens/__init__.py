@@ -10,7 +10,8 @@ One room per concern, each importing only the rooms after it in this list:
 
 * :mod:`.screen_model` — :class:`ScreenModel`, the public face: one lock, the rooms wired together;
 * :mod:`.web` — the real browser behind web screens (a renderer of its own: Chromium's
-  pages for ``web:`` screens, their shallow WebView in the dump, touch and text into them);
+  pages for ``web:`` screens, their shallow WebView in the dump); :mod:`.web_input` — touch,
+  text and keys into a page;
 * :mod:`.touch` — where a touch lands: hit-testing, taps, long presses, swipes and scrolling
   (multi-touch gestures go here);
 * :mod:`.keys` — key events, key combinations, typed text, the clipboard keys;

@@ -9,7 +9,7 @@ way::
                       │                             ▲
                       └─► render ─► filters, system_ui
     screen_model ─► paint (the PNG of what render drew)
-    screen_model ─► web (a real browser behind web screens) ─► state, display
+    screen_model ─► web (a real browser behind web screens) ─► web_input, state, display
 
 See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the rooms.
 """

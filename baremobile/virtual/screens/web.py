@@ -43,6 +43,7 @@ from baremobile.virtual.uixml import Node
 
 from .display import Bounds, Display, is_empty
 from .state import ScreenInstance, ScreenState
+from .web_input import PageInput
 
 __all__ = ["WebRoom", "Surface", "CHROME_PACKAGES", "MAX_LIVE_TARGETS", "socket_kind"]
 
@@ -61,36 +62,6 @@ LOAD_TIMEOUT = 15.0
 
 _UA = ("Mozilla/5.0 (Linux; Android {release}; {model}{wv}) AppleWebKit/537.36 "
        "(KHTML, like Gecko) {version}Chrome/{chrome} Mobile Safari/537.36")
-
-# Android key codes → (DOM key, code, Windows virtual key code, text)
-_KEYS: dict[int, tuple[str, str, int, str]] = {
-    66: ("Enter", "Enter", 13, "\r"),
-    160: ("Enter", "NumpadEnter", 13, "\r"),
-    67: ("Backspace", "Backspace", 8, ""),
-    112: ("Delete", "Delete", 46, ""),
-    61: ("Tab", "Tab", 9, ""),
-    122: ("Home", "Home", 36, ""),
-    123: ("End", "End", 35, ""),
-    21: ("ArrowLeft", "ArrowLeft", 37, ""),
-    22: ("ArrowRight", "ArrowRight", 39, ""),
-    19: ("ArrowUp", "ArrowUp", 38, ""),
-    20: ("ArrowDown", "ArrowDown", 40, ""),
-}
-_CHAR_KEYS: dict[int, str] = {
-    **{7 + i: str(i) for i in range(10)},
-    **{29 + i: chr(ord("a") + i) for i in range(26)},
-    55: ",", 56: ".", 62: " ", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\",
-    74: ";", 75: "'", 76: "/", 77: "@", 81: "+", 17: "*", 18: "#",
-}
-_EDIT_COMMANDS = {29: "selectAll", 31: "copy", 52: "cut", 50: "paste"}  # CTRL + A/C/X/V
-_EDITABLE_JS = ("(() => { let e = document.activeElement;"
-                " while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot"
-                ".activeElement; while (e && e.tagName === 'IFRAME') { try { e = "
-                "e.contentDocument.activeElement } catch (x) { break } }"
-                " return !!e && (e.isContentEditable || (e.tagName === 'TEXTAREA') ||"
-                " (e.tagName === 'INPUT' && !/^(button|submit|reset|checkbox|radio|range|"
-                "color|file|image|hidden)$/i.test(e.type))) })()")
-
 
 def socket_kind(package: str) -> str:
     """``"chrome"`` for Chrome builds, else ``"webview"`` (an app's embedded WebView)."""
@@ -132,7 +103,7 @@ class Surface:
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
-class WebRoom:
+class WebRoom(PageInput):
     """Web screens backed by a real browser (see the module docstring)."""
 
     def __init__(self, state: ScreenState, display: Display, props: dict[str, str],
@@ -440,57 +411,6 @@ class WebRoom:
             return None
         return s
 
-    def _to_css(self, s: Surface, x: float, y: float) -> tuple[float, float]:
-        """Device pixels → the page's input coordinates (CSS px, visual viewport)."""
-        assert s.region is not None
-        vv = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]
-        r = s.region
-        return ((x - r[0]) * vv["clientWidth"] / (r[2] - r[0]),
-                (y - r[1]) * vv["clientHeight"] / (r[3] - r[1]))
-
-    def _touch(self, s: Surface, kind: str, points: list[tuple[float, float]], t: float
-               ) -> None:
-        self._page(s, "Input.dispatchTouchEvent", {
-            "type": kind, "timestamp": t,
-            "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
-
-    def tap(self, s: Surface, x: int, y: int, hold_ms: int = 0) -> None:
-        """A touch at (x, y) held ``hold_ms`` (a long press when >= 500): real touch events;
-        the WebView takes input focus, the keyboard follows the page's focused element."""
-        p = self._to_css(s, x, y)
-        t = time.time()
-        self._touch(s, "touchStart", [p], t)
-        if hold_ms:
-            time.sleep(hold_ms / 1000)  # the page's long-press timer runs on real time
-        self._touch(s, "touchEnd", [], t + max(hold_ms, 50) / 1000)
-        self._focus(s)
-
-    def swipe(self, s: Surface, x1: int, y1: int, x2: int, y2: int, ms: int) -> None:
-        """A finger drag (timestamps spread over ``ms``: a drag, no fling)."""
-        a, b = self._to_css(s, x1, y1), self._to_css(s, x2, y2)
-        t = time.time()
-        steps = 12
-        self._touch(s, "touchStart", [a], t)
-        for i in range(1, steps + 1):
-            f = i / steps
-            self._touch(s, "touchMove", [(a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)],
-                        t + ms / 1000 * f)
-        # the finger rests before it lifts: no fling, the page moves by the drag alone
-        self._touch(s, "touchMove", [b], t + ms / 1000 + 0.1)
-        self._touch(s, "touchEnd", [], t + ms / 1000 + 0.11)
-
-    def _focus(self, s: Surface) -> None:
-        inst = s.inst
-        node = inst.web_node
-        assert node is not None
-        try:
-            editable = bool(self.evaluate(s, _EDITABLE_JS))
-        except ChromiumError:
-            editable = False
-        inst.focus_on(node, show_ime=False)
-        inst.ime = editable and inst.sd.keyboard
-        self.state.changed()
-
     def focused(self) -> Surface | None:
         """The visible page when its WebView holds input focus."""
         self.ensure()
@@ -519,67 +439,6 @@ class WebRoom:
         except ChromiumError:
             return False
         return True
-
-    def type_text(self, s: Surface, text: str) -> None:
-        self._page(s, "Input.insertText", {"text": text})
-
-    def key(self, s: Surface, code: int, modifiers: int = 0) -> bool:
-        """An Android key event as the page's key event; False for keys it does not take."""
-        if modifiers & 2 and code in _EDIT_COMMANDS:
-            self._key_event(s, chr(ord("a") + code - 29), modifiers,
-                            commands=[_EDIT_COMMANDS[code]])
-            return True
-        if code in _KEYS:
-            key, dom_code, vk, text = _KEYS[code]
-            self._key_event(s, key, modifiers, dom_code=dom_code, vk=vk, text=text)
-            if code in (66, 160) or text:
-                self._focus(s)
-            return True
-        ch = _CHAR_KEYS.get(code)
-        if ch is not None:
-            self.type_text(s, ch.upper() if modifiers & 8 else ch)
-            return True
-        return False
-
-    def _key_event(self, s: Surface, key: str, modifiers: int, *, dom_code: str = "",
-                   vk: int = 0, text: str = "", commands: list[str] | None = None) -> None:
-        down: dict[str, Any] = {"type": "keyDown" if text else "rawKeyDown", "key": key,
-                                "code": dom_code or key, "windowsVirtualKeyCode": vk,
-                                "modifiers": modifiers}
-        if text:
-            down["text"] = down["unmodifiedText"] = text
-        if commands:
-            down["commands"] = commands
-        self._page(s, "Input.dispatchKeyEvent", down)
-        self._page(s, "Input.dispatchKeyEvent", {"type": "keyUp", "key": key,
-                                                 "code": dom_code or key,
-                                                 "windowsVirtualKeyCode": vk,
-                                                 "modifiers": modifiers})
-
-    # -- for tests: what a user's two fingers do -------------------------------------------
-    def pinch(self, s: Surface, x: int, y: int, spread_px: int) -> None:
-        """Two fingers at (x, y) moving apart by ``spread_px`` device px each (zoom in)."""
-        before = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]["scale"]
-        c = self._to_css(s, x, y)
-        k = s.css[0] / (s.region[2] - s.region[0]) if s.css and s.region else 1.0
-        step = spread_px * k / 10
-        t = time.time()
-        self._touch(s, "touchStart", [(c[0] - 20, c[1]), (c[0] + 20, c[1])], t)
-        for i in range(1, 11):
-            d = 20 + step * i
-            self._touch(s, "touchMove", [(c[0] - d, c[1]), (c[0] + d, c[1])], t + 0.016 * i)
-        self._touch(s, "touchEnd", [], t + 0.2)
-        # the zoom lands a few frames later and may settle for a while: wait until the
-        # viewport has changed and then held still
-        deadline = time.monotonic() + 3.0
-        last, still = None, 0
-        while time.monotonic() < deadline and still < 4:
-            vv = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]
-            now = (vv["scale"], vv["pageX"], vv["pageY"])
-            still = still + 1 if now == last and now[0] != before else 0
-            last = now
-            time.sleep(0.025)
-        self.generation += 1
 
     def stop(self) -> None:
         """Close every page this room opened, and forget them."""
