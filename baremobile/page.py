@@ -208,6 +208,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         self._closed = False
         #: allow :meth:`eval_js` (off by default: a script can do anything the page can)
         self.allow_eval = False
+        self._dump_bytes = b""  # the last dump read for the web (its WebViews' bounds)
         self._token: CancelToken | None = None  # the verb in flight
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -342,7 +343,8 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
             self._last = snap
             return snap
 
-    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False) -> Snapshot:
+    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False, *,
+              merge: bool = True) -> Snapshot:
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(**limits, tracker=self._refs)  # type: ignore[arg-type]
@@ -356,11 +358,13 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
                 kept.append(bytes(chunk))
         pruner.feed(held or b"", last=True)
         snap = pruner.close()
-        if kept is not None and "WebView" in snap.text:
-            from baremobile.web.merge import with_web
+        if kept is not None:
+            self._dump_bytes = b"".join(kept)
+            if merge and b"WebView" in self._dump_bytes:
+                from baremobile.web.merge import with_web
 
-            snap = with_web(self.transport, snap, b"".join(kept), timeout=min(timeout, 15.0),
-                            **limits)
+                snap = with_web(self.transport, snap, self._dump_bytes,
+                                timeout=min(timeout, 15.0), **limits)
         return snap
 
     def find(
@@ -648,12 +652,13 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
                     "running JavaScript in the page is off",
                     hint="set page.allow_eval = True to allow it (docs/web.md: what a script "
                     "can do); snapshots and refs read and act on pages without it")
-            from baremobile.web.reader import evaluate
+            from baremobile.web.reader import evaluate, webviews_on_screen
 
-            snap = self._dump({}, timeout, web=False)
+            snap = self._dump({}, timeout, web=True, merge=False)
             return evaluate(lambda c: self.transport.shell(c, timeout=timeout).text,
                             lambda svc: self.transport.open_stream(svc, timeout=timeout),
-                            snap, expression, timeout=timeout)
+                            snap, webviews_on_screen(self._dump_bytes, snap), expression,
+                            timeout=timeout)
 
     def screenshot(self) -> Screenshot:
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""

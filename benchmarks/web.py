@@ -164,10 +164,13 @@ def main() -> int:
                     merged.append(time.perf_counter() - t)
                 n_ms = statistics.median(native) * 1e3
                 m_ms = statistics.median(merged) * 1e3
-                from baremobile.web.reader import read_web
+                from baremobile.web.reader import read_web, webviews_on_screen
 
+                native_snap = page.snapshot(web=False)
+                dump = b"".join(page.device.dump_stream())
                 reading = read_web(lambda c: page.transport.shell(c).text,
-                                   page.transport.open_stream, page.snapshot(web=False))
+                                   page.transport.open_stream, native_snap,
+                                   webviews_on_screen(dump, native_snap))
                 cap = reading.captures[0]
                 part = web_part(snap.text)
                 ax_json = json.dumps(cap.ax)

@@ -219,3 +219,29 @@ def test_notes_stay_within_max_chars(text, notes, limit):
     assert len(snap.text) <= limit and snap.text.startswith(text)
     unlimited = with_notes(Snapshot(text, RefMap({}), Node("")), ["web: x"])
     assert unlimited.text.endswith("# web: x")
+
+
+def test_an_untitled_shallow_webview_is_found_though_the_pruner_drops_it():
+    """As in corpus 085_brella: an outer WebView holding an inner, focusable, label-less one
+    — nothing the snapshot prints, yet the page must be merged into the inner one."""
+    from baremobile.snapshot import from_xml
+    from baremobile.web.reader import webviews_on_screen
+
+    def node(cls: str, bounds: str, inner: str = "", **extra: str) -> str:
+        attrs = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in extra.items())
+        return (f'<node index="0" text="" resource-id="" class="{cls}" package="com.brella" '
+                f'content-desc="" clickable="false" enabled="true" bounds="{bounds}"'
+                f'{attrs}>{inner}</node>')
+
+    web = "android.webkit.WebView"
+    dump = ('<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">'
+            + node("android.widget.FrameLayout", "[0,0][1080,2400]",
+                   node(web, "[0,66][1080,2154]",
+                        node(web, "[0,66][1080,2156]", focusable="true")))
+            + "</hierarchy>").encode()
+    snap = from_xml(dump)
+    assert "WebView" not in snap.text  # the pruner says nothing of them
+    views = webviews_on_screen(dump, snap)
+    assert [(v.key, v.bounds) for v in views] == [
+        (("com.brella", web, "[0,66][1080,2156]", 0), (0, 66, 1080, 2156))]
+    assert webviews_on_screen(dump.replace(b"WebView", b"ScrollView"), snap) == []

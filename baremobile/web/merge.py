@@ -91,14 +91,16 @@ def with_notes(snap: Snapshot, notes: list[str], max_chars: int | None = None) -
 def with_web(transport: Any, snap: Snapshot, dump: bytes, *, timeout: float = 10.0,
              **limits: Any) -> Snapshot:
     """``snap`` (the native snapshot of ``dump``) with the foreground WebViews' pages merged
-    in; a failure to read them becomes a note. Costs nothing without a WebView on screen."""
+    in; a failure to read them becomes a note. A dump without a WebView costs one byte
+    search."""
     from baremobile.web.reader import read_web, webviews_on_screen
 
-    if not webviews_on_screen(snap):
+    views = webviews_on_screen(dump, snap)
+    if not views:
         return snap
     reading = read_web(lambda cmd: transport.shell(cmd, timeout=timeout).text,
                        lambda service: transport.open_stream(service, timeout=timeout),
-                       snap, timeout=timeout)
+                       snap, views, timeout=timeout)
     if not reading.nodes:
         return with_notes(snap, reading.notes, limits.get("max_chars"))
     return merge(dump, reading, **limits)

@@ -31,12 +31,11 @@ from typing import Any
 from baremobile.errors import BaremobileError, Cancelled, WebUnavailable
 from baremobile.snapshot.refs import parse_bounds
 from baremobile.snapshot.result import Snapshot
-from baremobile.snapshot.tree import Node
 from baremobile.web.discovery import DevToolsSocket, discover
 
 __all__ = [
-    "WebView", "WebReading", "webviews_on_screen", "read_web", "visible_page", "evaluate",
-    "pick_webview_target",
+    "WebView", "WebReading", "WebViewSpotter", "webviews_on_screen", "read_web",
+    "visible_page", "evaluate", "pick_webview_target",
 ]
 
 log = logging.getLogger("baremobile.web")
@@ -70,26 +69,72 @@ class WebReading:
     """the raw protocol answers (:class:`~baremobile.web.capture.PageCapture`) read"""
 
 
-def _has_webview_below(n: Node) -> bool:
-    return any(c.cls.endswith("WebView") for c in n.walk() if c is not n)
+class WebViewSpotter:
+    """Finds the dump's WebView nodes while a pruner reads it (``StreamPruner(splice=…)``):
+    the pruned tree may have dropped them (an untitled shallow WebView says nothing)."""
+
+    def __init__(self) -> None:
+        #: per WebView of the dump: key, package, bounds, title, innermost, visible-to-user
+        self.found: list[dict[str, Any]] = []
+
+    def splice(self, state: Any) -> tuple[Callable[[str, dict[str, str]], None],
+                                          Callable[[str], None]]:
+        seen: dict[tuple[str, str, str], int] = {}
+        stack: list[int] = []  # per open <node>: its index in found, or -1
+        found = self.found
+
+        def start(name: str, a: dict[str, str]) -> None:
+            state.start(name, a)
+            if name != "node":
+                return
+            cls = a.get("class", "")
+            if not cls.endswith("WebView"):
+                stack.append(-1)
+                return
+            base = (a.get("package", ""), cls, a.get("bounds", ""))
+            index = seen.get(base, 0)
+            seen[base] = index + 1
+            for j in stack:
+                if j >= 0:
+                    found[j]["inner"] = False  # a WebView inside: not the innermost
+            found.append({"key": (*base, index), "package": base[0],
+                          "bounds": parse_bounds(base[2]), "inner": True,
+                          "title": a.get("text") or a.get("content-desc") or "",
+                          "visible": a.get("visible-to-user") != "false"})
+            stack.append(len(found) - 1)
+
+        def end(name: str) -> None:
+            if name == "node" and stack:
+                stack.pop()
+            state.end(name)
+
+        return start, end
+
+    def views(self, package: str, screen: tuple[int, int]) -> list[WebView]:
+        """The innermost, visible WebViews of ``package`` on a ``screen``-sized display."""
+        out = []
+        for f in self.found:
+            b = f["bounds"]
+            on_screen = b[2] > max(b[0], 0) and b[3] > max(b[1], 0) and (
+                not screen[0] or (b[0] < screen[0] and b[1] < screen[1]))
+            if f["inner"] and f["visible"] and on_screen and (
+                    not package or f["package"] == package):
+                out.append(WebView(f["key"], f["package"], b, f["title"]))
+        return out
 
 
-def webviews_on_screen(snap: Snapshot) -> list[WebView]:
-    """The foreground app's innermost WebView nodes that are visible, in document order."""
-    seen: dict[tuple[str, str, str], int] = {}
-    out = []
-    for n in snap.nodes():
-        a = n.attrs or {}
-        if not n.cls.endswith("WebView"):
-            continue
-        base = (a.get("package", ""), n.cls, a.get("bounds", ""))
-        index = seen.get(base, 0)
-        seen[base] = index + 1
-        if (n.vis is None or _has_webview_below(n)
-                or (snap.package and base[0] != snap.package)):
-            continue
-        out.append(WebView((*base, index), base[0], parse_bounds(base[2]), n.text or n.desc))
-    return out
+def webviews_on_screen(dump: bytes, snap: Snapshot) -> list[WebView]:
+    """The foreground app's innermost WebViews on screen in ``dump`` (``snap`` is its
+    snapshot), in document order; a dump without one costs one byte search."""
+    if b"WebView" not in dump:
+        return []
+    from baremobile.snapshot.stream import StreamPruner
+
+    spotter = WebViewSpotter()
+    pruner = StreamPruner(splice=spotter.splice)
+    pruner.feed(dump)
+    pruner.close()
+    return spotter.views(snap.package, (snap.width, snap.height))
 
 
 def _overlap(a: Bounds, b: Bounds) -> float:
@@ -121,11 +166,11 @@ def pick_webview_target(targets: list[dict[str, Any]], view: WebView) -> dict[st
     return best
 
 
-def read_web(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot, *,
-             timeout: float = 10.0) -> WebReading:
-    """Read every foreground WebView's page (see the module docstring); never raises."""
+def read_web(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
+             views: list[WebView], *, timeout: float = 10.0) -> WebReading:
+    """Read the page of each of ``views`` (see the module docstring); never raises (but a
+    cancelled call stays cancelled)."""
     reading = WebReading()
-    views = webviews_on_screen(snap)
     if not views:
         return reading
     try:
@@ -209,7 +254,7 @@ def visible_page(open_stream: Opener, sockets: list[DevToolsSocket], view: WebVi
 
 
 def evaluate(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
-             expression: str, *, timeout: float = 10.0) -> Any:
+             views: list[WebView], expression: str, *, timeout: float = 10.0) -> Any:
     """The value of ``expression`` (JavaScript; a promise is awaited) in the page the
     foreground WebView shows; raises :class:`~baremobile.errors.WebError` when there is
     none or the script throws."""
@@ -217,7 +262,6 @@ def evaluate(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
     from baremobile.web import require
 
     require()
-    views = webviews_on_screen(snap)
     if not views:
         raise WebUnavailable(f"no WebView of {snap.package or 'the foreground app'} is on "
                              "screen", hint="open the page first; {snapshot} shows the screen")
