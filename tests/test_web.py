@@ -306,3 +306,12 @@ def test_eval_js_only_behind_its_flag(phone, page, web_pages):
     page.home()
     with pytest.raises(WebUnavailable, match="no WebView"):
         page.eval_js("1")
+
+
+def test_long_press_on_a_web_ref_is_a_held_touch(phone, page, web_pages):
+    open_page(page, phone, web_pages + "links.html")
+    page.long_press({"text": "Hold me"}, ms=800)
+    assert js(phone, "window.held") == 1  # the page felt the finger ...
+    assert js(phone, "window.holdClicks") is None  # ... held: a long press is no click
+    page.tap({"text": "Clickable span"})
+    assert js(phone, "window.spanClicks") == 1

@@ -17,8 +17,8 @@ target of that headless Chromium — a Chrome tab, or an app's WebView:
   accessibility tree is not exposed (corpus dumps ``034_guard``, ``085_brella``): the view
   with one inner WebView node holding the page title, focusable, no children;
 * a tap, long press or swipe inside the WebView's region becomes real touch input in
-  Chromium (``Input.dispatchTouchEvent``, device pixels mapped to the page's CSS pixels
-  through its visual viewport, so pinch zoom is honoured); once the WebView has focus, typed
+  Chromium (:mod:`.web_input`: device pixels mapped to the page's CSS pixels through its
+  visual viewport, so pinch zoom is honoured); once the WebView has focus, typed
   text goes to the page (``Input.insertText``) and editing keys become key events; the
   keyboard shows while the page's focused element is editable;
 * a navigation the user makes (a link) updates the screen's ``{url}`` and ``{host}``.

@@ -79,14 +79,19 @@ class PageInput:
             "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
 
     def tap(self, s: Any, x: int, y: int, hold_ms: int = 0) -> None:
-        """A touch at (x, y) held ``hold_ms`` (a long press when >= 500): real touch events;
-        the WebView takes input focus, the keyboard follows the page's focused element."""
+        """A touch at (x, y): a tap (touch events, so the page's click follows), or held
+        ``hold_ms`` >= 500 a long press (Chromium's own touch gesture for it: the page sees
+        the touch but no click, as on a phone; headless Chromium opens no context menu).
+        The WebView takes input focus; the keyboard follows the page's focused element."""
         p = self._to_css(s, x, y)
-        t = time.time()
-        self._touch(s, "touchStart", [p], t)
-        if hold_ms:
-            time.sleep(hold_ms / 1000)  # the page's long-press timer runs on real time
-        self._touch(s, "touchEnd", [], t + max(hold_ms, 50) / 1000)
+        if hold_ms >= 500:
+            self._page(s, "Input.synthesizeTapGesture", {
+                "x": p[0], "y": p[1], "duration": hold_ms, "tapCount": 1,
+                "gestureSourceType": "touch"})
+        else:
+            t = time.time()
+            self._touch(s, "touchStart", [p], t)
+            self._touch(s, "touchEnd", [], t + 0.05)
         self._focus(s)
 
     def swipe(self, s: Any, x1: int, y1: int, x2: int, y2: int, ms: int) -> None:
