@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from baremobile.snapshot.layout import attr
 from baremobile.snapshot.prune import PruneState
 from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.stream import StreamPruner
@@ -34,14 +35,15 @@ class _Splice:
         self.skip = 0  # > 0 inside a WebView whose page replaces its dump subtree
         self.open: list[list[WebNode] | None] = []
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
+    def start(self, name: str, attrs: list[str]) -> None:
         if self.skip:
             self.skip += 1
             return
+        cls = attr(attrs, "class") or "" if name == "node" else ""
+        base = (attr(attrs, "package") or "", cls, attr(attrs, "bounds") or "")
         self.state.start(name, attrs)
         nodes = None
-        if name == "node" and attrs.get("class", "").endswith("WebView"):
-            base = (attrs.get("package", ""), attrs.get("class", ""), attrs.get("bounds", ""))
+        if cls.endswith("WebView"):
             index = self.seen.get(base, 0)
             self.seen[base] = index + 1
             nodes = self.pages.get((*base, index))
@@ -59,7 +61,7 @@ class _Splice:
             feed(nodes, self.state.start, self.state.end)
         self.state.end(name)
 
-    def handlers(self) -> tuple[Callable[[str, dict[str, str]], None], Callable[[str], None]]:
+    def handlers(self) -> tuple[Callable[[str, list[str]], None], Callable[[str], None]]:
         return self.start, self.end
 
 

@@ -18,10 +18,10 @@ def web_snapshot(cap: PageCapture, region: tuple[int, int, int, int], package: s
                  max_nodes: int | None = None) -> Snapshot:
     """The page as a snapshot of one WebView window drawn at ``region`` (device px)."""
     st = PruneState()
-    st.start("hierarchy", {"rotation": "0"})
+    st.start("hierarchy", ["rotation", "0"])
     bounds = f"[{region[0]},{region[1]}][{region[2]},{region[3]}]"
-    st.start("node", {"class": "android.webkit.WebView", "package": package,
-                      "bounds": bounds, "text": "", "content-desc": ""})
+    st.start("node", ["text", "", "class", "android.webkit.WebView", "package", package,
+                      "content-desc", "", "bounds", bounds])
     feed(build_nodes(cap, region, package), st.start, st.end)
     st.end("node")
     st.end("hierarchy")

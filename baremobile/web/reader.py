@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.errors import BaremobileError, Cancelled, WebUnavailable
+from baremobile.snapshot.layout import attr
 from baremobile.snapshot.refs import parse_bounds
 from baremobile.snapshot.result import Snapshot
 from baremobile.web.discovery import DevToolsSocket, discover
@@ -77,30 +78,33 @@ class WebViewSpotter:
         #: per WebView of the dump: key, package, bounds, title, innermost, visible-to-user
         self.found: list[dict[str, Any]] = []
 
-    def splice(self, state: Any) -> tuple[Callable[[str, dict[str, str]], None],
+    def splice(self, state: Any) -> tuple[Callable[[str, list[str]], None],
                                           Callable[[str], None]]:
         seen: dict[tuple[str, str, str], int] = {}
         stack: list[int] = []  # per open <node>: its index in found, or -1
         found = self.found
 
-        def start(name: str, a: dict[str, str]) -> None:
-            state.start(name, a)
+        def start(name: str, a: list[str]) -> None:
             if name != "node":
+                state.start(name, a)
                 return
-            cls = a.get("class", "")
+            cls = attr(a, "class") or ""
             if not cls.endswith("WebView"):
+                state.start(name, a)
                 stack.append(-1)
                 return
-            base = (a.get("package", ""), cls, a.get("bounds", ""))
+            base = (attr(a, "package") or "", cls, attr(a, "bounds") or "")
+            title = attr(a, "text") or attr(a, "content-desc") or ""
+            visible = attr(a, "visible-to-user") != "false"
+            state.start(name, a)
             index = seen.get(base, 0)
             seen[base] = index + 1
             for j in stack:
                 if j >= 0:
                     found[j]["inner"] = False  # a WebView inside: not the innermost
             found.append({"key": (*base, index), "package": base[0],
-                          "bounds": parse_bounds(base[2]), "inner": True,
-                          "title": a.get("text") or a.get("content-desc") or "",
-                          "visible": a.get("visible-to-user") != "false"})
+                          "bounds": parse_bounds(base[2]), "inner": True, "title": title,
+                          "visible": visible})
             stack.append(len(found) - 1)
 
         def end(name: str) -> None:

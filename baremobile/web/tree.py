@@ -288,10 +288,11 @@ def _attrs(ax: dict[str, Any], role: str, backend: int | None, lay: _Layout, geo
     return a
 
 
-def feed(nodes: list[WebNode], start: Callable[[str, dict[str, str]], None],
+def feed(nodes: list[WebNode], start: Callable[[str, list[str]], None],
          end: Callable[[str], None]) -> int:
-    """Drive a pruner's ``start``/``end`` handlers with ``nodes`` in document order (as
-    expat would with their XML); returns how many nodes were fed."""
+    """Drive a pruner's ``start``/``end`` handlers with ``nodes`` in document order, as
+    expat would with their XML (attributes as its flat ``[name, value, …]`` list, a fresh
+    one per node: the pruner may append to it); returns how many nodes were fed."""
     count = 0
     stack: list[tuple[WebNode, bool]] = [(n, False) for n in reversed(nodes)]
     while stack:
@@ -299,7 +300,7 @@ def feed(nodes: list[WebNode], start: Callable[[str, dict[str, str]], None],
         if closing:
             end("node")
             continue
-        start("node", node.attrs)
+        start("node", [x for kv in node.attrs.items() for x in kv])
         count += 1
         stack.append((node, True))
         stack.extend((c, False) for c in reversed(node.children))
