@@ -69,7 +69,7 @@ def test_sockets_appear_in_proc_net_unix_with_the_pid_ps_shows(phone, page, web_
                                             "St", "Inode", "Path"]
     page.open_url(web_pages + "form.html")
     page.launch(WEATHER)
-    page.tap({"text": "Radar map"})
+    page.tap({"text": "Live radar"})
     rows = devtools_rows(page.shell("cat /proc/net/unix"))
     ps = {line.split()[-1]: line.split()[1] for line in page.shell("ps -A").splitlines()[1:]}
     assert "chrome_devtools_remote" in rows
@@ -96,7 +96,7 @@ def test_the_dump_shows_the_webview_shallow_with_the_page_title(phone, page, web
 def test_adb_forward_reaches_chrome_and_the_webview_sockets(phone, page, web_pages, real_adb):
     page.open_url(web_pages + "form.html")
     page.launch(WEATHER)
-    page.tap({"text": "Radar map"})
+    page.tap({"text": "Live radar"})
     pid = page.shell("pidof org.baremobile.weather").strip()
     serial = real_adb.connect(phone)
     chrome_port, webview_port = free_port(), free_port()

@@ -114,7 +114,7 @@ def test_a_page_scrolled_down_and_a_pinch_zoomed_page(phone, page, web_pages):
     assert assert_recall(phone, snap) >= 5
     assert '"Item 1"' not in snap.text and '"Item 25"' in snap.text
     page.open_url(web_pages + "form.html")
-    assert phone.screens.pinch(300, 900, 250)
+    assert phone.screens.pinch(300, 900, 2.5)
     assert js(phone, "visualViewport.scale") > 1.5
     snap = page.snapshot()
     assert assert_recall(phone, snap) >= 1

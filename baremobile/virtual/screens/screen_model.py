@@ -131,17 +131,6 @@ class ScreenModel:
             return [(s.target or "", s.description(web.is_visible(s)))
                     for s in web.surfaces(package)]
 
-    def pinch(self, x: int, y: int, spread_px: int) -> bool:
-        """Two fingers at (x, y) spreading ``spread_px`` apart each: zooms the web page
-        under them (what no ``input`` command can do); False when no page is there."""
-        with self._lock:
-            self._web.ensure()
-            surface = self._web.claims(self._state.top(), int(x), int(y))
-            if surface is None:
-                return False
-            self._web.pinch(surface, int(x), int(y), int(spread_px))
-            return True
-
     def web_packages(self) -> set[str]:
         """Packages with web screens (their processes host a DevTools socket)."""
         return self._web.web_packages()
@@ -282,7 +271,7 @@ class ScreenModel:
 
     def pinch(self, x: float, y: float, scale: float) -> bool:
         """Two fingers around (x, y) ending ``scale`` times as far apart; True if a
-        zoomable screen zoomed."""
+        zoomable screen (or the web page under them) zoomed."""
         with self._lock:
             lx, ly = self.display.to_layout(x, y)
             return self._touch.pinch(lx, ly, scale)

@@ -203,11 +203,16 @@ class TouchInput:
 
     def pinch(self, x: float, y: float, scale: float) -> bool:
         """Two fingers spreading (``scale`` > 1) or closing around (x, y): the zoomable
-        node under the point scales by ``scale``. True if something zoomed."""
+        node under the point scales by ``scale`` (over a web page, the page zooms as
+        Chromium zooms it). True if something zoomed."""
         self._last_tap = None
         if not self.state.screen_on or not (scale > 0):
             return False
         kind, w, _h, inst = self.hit(int(x), int(y))
+        if kind == "app" and self.web is not None:
+            surface = self.web.claims(inst, int(x), int(y))
+            if surface is not None:  # a web page zooms itself (Chromium's own pinch)
+                return bool(self.web.pinch(surface, int(x), int(y), scale))
         if w is None or inst is None or kind not in ("app", "dialog"):
             return False
         owner = self.state.host(inst)

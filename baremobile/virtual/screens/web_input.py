@@ -156,27 +156,35 @@ class PageInput:
                                                  "windowsVirtualKeyCode": vk,
                                                  "modifiers": modifiers})
 
-    # -- for tests: what a user's two fingers do -------------------------------------------
-    def pinch(self, s: Any, x: int, y: int, spread_px: int) -> None:
-        """Two fingers at (x, y) moving apart by ``spread_px`` device px each (zoom in)."""
-        before = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]["scale"]
+    # -- two fingers ------------------------------------------------------------------------
+    def pinch(self, s: Any, x: int, y: int, scale: float) -> bool:
+        """Two fingers around (x, y) (device px) ending ``scale`` times as far apart (one
+        above the other, kept inside the page); True when the page's zoom changed."""
+        vv = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]
+        before = vv["scale"]
         c = self._to_css(s, x, y)
-        k = s.css[0] / (s.region[2] - s.region[0]) if s.css and s.region else 1.0
-        step = spread_px * k / 10
+        room = max(1.0, min(c[1], vv["clientHeight"] - c[1]) - 1)
+        d0, d1 = 60.0, 60.0 * scale
+        if max(d0, d1) > room:  # the farther pair must stay on the page
+            d0, d1 = d0 * room / max(d0, d1), d1 * room / max(d0, d1)
+        steps = 10
         t = time.time()
-        self._touch(s, "touchStart", [(c[0] - 20, c[1]), (c[0] + 20, c[1])], t)
-        for i in range(1, 11):
-            d = 20 + step * i
-            self._touch(s, "touchMove", [(c[0] - d, c[1]), (c[0] + d, c[1])], t + 0.016 * i)
+        self._touch(s, "touchStart", [(c[0], c[1] - d0), (c[0], c[1] + d0)], t)
+        for i in range(1, steps + 1):
+            d = d0 + (d1 - d0) * i / steps
+            self._touch(s, "touchMove", [(c[0], c[1] - d), (c[0], c[1] + d)], t + 0.016 * i)
         self._touch(s, "touchEnd", [], t + 0.2)
         # the zoom lands a few frames later and may settle for a while: wait until the
-        # viewport has changed and then held still
-        deadline = time.monotonic() + 3.0
+        # viewport has changed and then held still (or, at a zoom limit, stayed as it was)
+        started = time.monotonic()
         last, still = None, 0
-        while time.monotonic() < deadline and still < 4:
+        while time.monotonic() < started + 3.0:
             vv = self._page(s, "Page.getLayoutMetrics")["cssVisualViewport"]
             now = (vv["scale"], vv["pageX"], vv["pageY"])
-            still = still + 1 if now == last and now[0] != before else 0
+            still = still + 1 if now == last else 0
             last = now
+            if still >= 4 and (now[0] != before or time.monotonic() > started + 0.5):
+                break
             time.sleep(0.025)
         self.generation += 1
+        return last is not None and last[0] != before
