@@ -16,8 +16,6 @@ gets a new number, and a number is never given to another element (see
 from __future__ import annotations
 
 import contextlib
-import os
-import struct
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -33,7 +31,6 @@ from baremobile.device import (
     Focus,
     clear_plan,
     number,
-    png_problem,
     typing_plan,
     validate_package,
     validate_uri,
@@ -47,10 +44,11 @@ from baremobile.errors import (
     RefNotFound,
 )
 from baremobile.keycodes import KEYCODES, keycode
-from baremobile.localfiles import write_atomically
 from baremobile.page_device import DeviceVerbs
 from baremobile.page_read import ReadVerbs
 from baremobile.page_touch import GestureVerbs
+from baremobile.page_web import WebVerbs
+from baremobile.screenshot import Screenshot
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import Node
@@ -145,54 +143,13 @@ Target = int | Selector | Mapping[str, Any]
 
 
 # ---------------------------------------------------------------------------------------
-# screenshots
-# ---------------------------------------------------------------------------------------
-
-
-class Screenshot:
-    """A PNG of the screen: ``.png``, ``.width``, ``.height``, ``.save()``; shows in Jupyter."""
-
-    __slots__ = ("png", "width", "height")
-
-    def __init__(self, png: bytes) -> None:
-        problem = png_problem(png)
-        if problem is not None:
-            raise InvalidArgument(f"not a complete PNG image: {problem}")
-        self.png = bytes(png)
-        self.width, self.height = struct.unpack(">II", self.png[16:24])
-
-    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
-        """Write the PNG to ``path`` (a symlink is followed); returns the path.
-
-        Written beside and renamed into place: if writing fails (a full disk), an existing
-        file keeps its old content. ``overwrite=False`` refuses to replace a file.
-        """
-        p = Path(path)
-        write_atomically(os.path.realpath(p), self.png, overwrite=overwrite,
-                         what=f"screenshot file {str(p)!r}")
-        return p
-
-    def _repr_png_(self) -> bytes:
-        return self.png
-
-    def __bytes__(self) -> bytes:
-        return self.png
-
-    def __len__(self) -> int:
-        return len(self.png)
-
-    def __repr__(self) -> str:
-        return f"<Screenshot {self.width}x{self.height} PNG, {len(self.png)} bytes>"
-
-
-# ---------------------------------------------------------------------------------------
 # the page
 # ---------------------------------------------------------------------------------------
 
 _DIRECTIONS = ("up", "down", "left", "right")
 
 
-class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
+class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
     """An Android device as an agent sees it. Create it with :func:`connect`.
 
     Thread-safe: calls are serialised per page. Use as a context manager, or call
@@ -208,7 +165,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         self._closed = False
         #: allow :meth:`eval_js` (off by default: a script can do anything the page can)
         self.allow_eval = False
-        self._dump_bytes = b""  # the last dump read for the web (its WebViews' bounds)
+        self._web = True  # whether the last snapshot merged web content (``web=``)
         self._token: CancelToken | None = None  # the verb in flight
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -328,6 +285,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         ):
             raise InvalidArgument(f"max_chars must be a whole number ≥ 1, not {max_chars!r}")
         with self._using():
+            self._web = bool(web)
             deadline = time.monotonic() + timeout
             snap = self._dump(limits, timeout, web)
             if stable:
@@ -343,29 +301,29 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
             self._last = snap
             return snap
 
-    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False, *,
-              merge: bool = True) -> Snapshot:
+    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False) -> Snapshot:
+        """A snapshot of the screen now, numbered by the page's tracker (with ``web``, its
+        pages merged in: :mod:`baremobile.page_web`)."""
+        if web:
+            return self._web_dump(limits, timeout, self._refs)
+        return self._read_dump(limits, timeout, self._refs)[0]
+
+    def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
+                   *, keep: bool = False) -> tuple[Snapshot, bytes]:
+        """(the pruned dump, its bytes when ``keep``, else ``b""``)."""
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
-        pruner = StreamPruner(**limits, tracker=self._refs)  # type: ignore[arg-type]
-        kept: list[bytes] | None = [] if web else None
+        pruner = StreamPruner(**limits, tracker=tracker)  # type: ignore[arg-type]
+        kept: list[bytes] = []
         held: bytes | None = None
         for chunk in self.device.dump_stream(timeout=timeout):
             if held is not None:
                 pruner.feed(held)
             held = chunk
-            if kept is not None:
+            if keep:
                 kept.append(bytes(chunk))
         pruner.feed(held or b"", last=True)
-        snap = pruner.close()
-        if kept is not None:
-            self._dump_bytes = b"".join(kept)
-            if merge and b"WebView" in self._dump_bytes:
-                from baremobile.web.merge import with_web
-
-                snap = with_web(self.transport, snap, self._dump_bytes,
-                                timeout=min(timeout, 15.0), **limits)
-        return snap
+        return pruner.close(), b"".join(kept)
 
     def find(
         self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any
@@ -563,8 +521,8 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
         Its ``text`` is the field's content as the dump shows it: a password's characters
         as bullets (Android 8+), the hint when the field is empty.
         """
-        with self._using():
-            snap = self._dump({}, DUMP_TIMEOUT)
+        with self._using():  # a field in a page too, when snapshots read pages
+            snap = self._dump({}, DUMP_TIMEOUT, self._web)
             return next((r for r in snap.refs.values() if r.focused and r.editable), None)
 
     def _focused_length(self, what: str) -> int:
@@ -636,29 +594,6 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs):
                 package=package,
                 flags=flags,
             )
-
-    def eval_js(self, expression: str, *, timeout: float = 10.0) -> Any:
-        """The value of a JavaScript expression in the page the foreground WebView (or
-        Chrome's tab) shows — only when ``page.allow_eval = True`` was set (a script sees
-        the page's cookies and can change it). A promise is awaited; the value comes back
-        as JSON data. For reading and acting, snapshots and refs need no script."""
-        if not isinstance(expression, str) or not expression.strip():
-            raise InvalidArgument("eval_js needs a JavaScript expression (a non-empty string)")
-        with self._using():
-            if not self.allow_eval:
-                from baremobile.errors import WebUnavailable
-
-                raise WebUnavailable(
-                    "running JavaScript in the page is off",
-                    hint="set page.allow_eval = True to allow it (docs/web.md: what a script "
-                    "can do); snapshots and refs read and act on pages without it")
-            from baremobile.web.reader import evaluate, webviews_on_screen
-
-            snap = self._dump({}, timeout, web=True, merge=False)
-            return evaluate(lambda c: self.transport.shell(c, timeout=timeout).text,
-                            lambda svc: self.transport.open_stream(svc, timeout=timeout),
-                            snap, webviews_on_screen(self._dump_bytes, snap), expression,
-                            timeout=timeout)
 
     def screenshot(self) -> Screenshot:
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""

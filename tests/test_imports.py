@@ -47,7 +47,8 @@ LAYERS: list[list[str]] = [
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
     ["baremobile.async_page"],
     ["baremobile.page"],
-    ["baremobile.page_touch", "baremobile.page_device", "baremobile.page_read"],  # mixins
+    ["baremobile.page_touch", "baremobile.page_device", "baremobile.page_read",
+     "baremobile.page_web", "baremobile.screenshot"],  # mixins, and what screenshot() gives
     ["baremobile.device_touch", "baremobile.device_apps", "baremobile.device_system",
      "baremobile.device_files"],  # a verb family's commands over a Device
     ["baremobile.device"],

@@ -120,6 +120,17 @@ def test_a_page_scrolled_down_and_a_pinch_zoomed_page(phone, page, web_pages):
     assert assert_recall(phone, snap) >= 1
 
 
+def test_page_pinch_over_a_page_is_chromiums_own_zoom(phone, page, web_pages):
+    """page.pinch's real two-finger touches (uinput on this API level) reach the page as
+    touch points: Chromium zooms it, as on a phone (the one pinch path of the phone)."""
+    open_page(page, phone, web_pages + "form.html")
+    page.pinch(None, 2.0)
+    assert js(phone, "visualViewport.scale") > 1.3
+    assert phone.events.list("pinch")[-1].detail["zoomed"] is True
+    snap = page.snapshot()
+    assert assert_recall(phone, snap) >= 1  # the refs follow the zoom
+
+
 def test_refs_continue_the_native_sequence(phone, page, web_pages):
     snap = open_page(page, phone, web_pages + "form.html")
     lines = [line.strip() for line in snap.text.splitlines()]

@@ -211,14 +211,28 @@ def test_a_silent_page_times_out():
 def test_notes_stay_within_max_chars(text, notes, limit):
     from baremobile.snapshot import RefMap, Snapshot
     from baremobile.snapshot.tree import Node
-    from baremobile.web.merge import with_notes
 
     text = text[:limit]
-    snap = with_notes(Snapshot(text, RefMap({}), Node("")), [f"web: {n}" for n in notes],
-                      limit)
+    snap = Snapshot(text, RefMap({}), Node("")).add_notes([f"web: {n}" for n in notes], limit)
     assert len(snap.text) <= limit and snap.text.startswith(text)
-    unlimited = with_notes(Snapshot(text, RefMap({}), Node("")), ["web: x"])
-    assert unlimited.text.endswith("# web: x")
+    unlimited = Snapshot(text, RefMap({}), Node("")).add_notes(["web: x", "web: x"])
+    assert unlimited.text.endswith("# web: x") and unlimited.notes == ("web: x",)
+    assert unlimited.text.count("# web: x") == 1
+
+
+def test_notes_are_no_part_of_the_screen_and_survive_a_diff():
+    from baremobile.snapshot import from_xml
+
+    xml = ('<hierarchy rotation="0"><node class="android.widget.Button" text="OK" '
+           'clickable="true" enabled="true" package="p" bounds="[0,0][100,100]"/></hierarchy>')
+    snap = from_xml(xml).add_notes(["web: the page navigated while it was read"])
+    assert snap.text.endswith("\n# web: the page navigated while it was read")
+    assert "# web" not in snap.full_text
+    again = from_xml(xml).add_notes(snap.notes)
+    diff = again.diff_from(snap.full_text)
+    assert diff.notes == snap.notes and diff.text.endswith(
+        "# web: the page navigated while it was read")
+    assert "OK" not in diff.text  # nothing changed on screen
 
 
 def test_an_untitled_shallow_webview_is_found_though_the_pruner_drops_it():

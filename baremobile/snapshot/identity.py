@@ -345,6 +345,18 @@ class RefTracker:
         """Whether ``ref`` was ever handed out by this tracker."""
         return 0 < ref < self.next
 
+    def fork(self) -> RefTracker:
+        """A copy to number a tree that may not be the one shown (the native pass of a
+        screen whose web content is merged in a second pass): :meth:`adopt` it if it was."""
+        other = RefTracker()
+        other._prev, other._size = self._prev, self._size  # assign() replaces, never mutates
+        other.next, other.gone = self.next, dict(self.gone)
+        return other
+
+    def adopt(self, fork: RefTracker) -> None:
+        """Take the state of ``fork`` (:meth:`fork`): its tree was the one shown."""
+        self._prev, self._size, self.next, self.gone = fork._prev, fork._size, fork.next, fork.gone
+
     def assign(
         self, tops: list[Node], refs: dict[int, Node], size: tuple[int, int]
     ) -> dict[int, Node]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from baremobile.snapshot import diff as _diff
@@ -24,7 +24,10 @@ class Snapshot:
     * :attr:`package` — the foreground app (the main app window, not system UI or keyboard);
     * :attr:`truncated` / :attr:`truncation` — whether and what a limit cut from the text;
     * :attr:`is_diff` — whether :attr:`text` is a diff against the previous snapshot
-      (``page.snapshot(diff=True)``); :attr:`full_text` is the whole screen either way.
+      (``page.snapshot(diff=True)``); :attr:`full_text` is the whole screen either way;
+    * :attr:`notes` — what the snapshot says about itself (``web: …`` when a page could not
+      be read), each a ``# …`` line at the end of :attr:`text` (the grammar's parser skips
+      them; they are not in :attr:`full_text`, so diffs never show them as changes).
     """
 
     __slots__ = (
@@ -37,6 +40,7 @@ class Snapshot:
         "package",
         "truncation",
         "is_diff",
+        "notes",
         "_full",
     )
 
@@ -62,6 +66,7 @@ class Snapshot:
         self.truncation = truncation
         #: True when :attr:`text` is a diff (see :mod:`baremobile.snapshot.diff`)
         self.is_diff = False
+        self.notes: tuple[str, ...] = ()
         self._full: str | None = None if truncation is not None else text
 
     @property
@@ -103,7 +108,29 @@ class Snapshot:
         )
         out.is_diff = True
         out._full = full
+        out.add_notes(self.notes, max_chars)
         return out
+
+    def add_notes(self, notes: Iterable[str], max_chars: int | None = None) -> Snapshot:
+        """Append ``notes`` (see :attr:`notes`; repeats dropped) as ``# …`` lines to
+        :attr:`text`, within ``max_chars`` (a note that does not fit is cut, or left out
+        when not even its start fits). Returns the snapshot."""
+        text, added = self.text, list(self.notes)
+        for note in dict.fromkeys(notes):
+            if note in added:
+                continue
+            line = "# " + " ".join(note.splitlines())
+            joined = f"{text}\n{line}" if text else line
+            if max_chars is not None and len(joined) > max_chars:
+                room = max_chars - len(text) - (1 if text else 0)
+                if room < 12:  # not even "# web: …" fits
+                    break
+                joined = (f"{text}\n" if text else "") + line[: room - 1] + "…"
+            text = joined
+            added.append(note)
+        self.text = text
+        self.notes = tuple(added)
+        return self
 
     @property
     def truncated(self) -> bool:

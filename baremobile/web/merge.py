@@ -5,7 +5,8 @@ WebView's own subtree in the dump — Android's shallow node, or Chrome's access
 mirror — gives way to the page's), so one pass of the same pruner numbers every ref in
 document order, clips web elements to the WebView and the screen, and marks the ones
 under a window on top (the keyboard) covered — exactly as for native views. What could not
-be read becomes a ``# web: …`` line at the end; the native snapshot is never lost.
+be read becomes a note (a ``# web: …`` line at the end); the native snapshot is never lost.
+The merged pass numbers refs with the Page's tracker (``baremobile.page_web``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.layout import attr
 from baremobile.snapshot.prune import PruneState
 from baremobile.snapshot.result import Snapshot
@@ -20,7 +22,7 @@ from baremobile.snapshot.stream import StreamPruner
 from baremobile.web.reader import WebReading
 from baremobile.web.tree import WebNode, feed
 
-__all__ = ["merge", "with_notes"]
+__all__ = ["merge", "with_web"]
 
 Key = tuple[str, str, str, int]
 
@@ -65,44 +67,30 @@ class _Splice:
         return self.start, self.end
 
 
-def merge(dump: bytes, reading: WebReading, **limits: Any) -> Snapshot:
-    """Prune ``dump`` again with ``reading``'s pages in their WebViews, notes appended."""
+def merge(dump: bytes, reading: WebReading, *, tracker: RefTracker | None = None,
+          **limits: Any) -> Snapshot:
+    """Prune ``dump`` again with ``reading``'s pages in their WebViews, notes appended;
+    ``tracker`` (a Page's) numbers its refs."""
     pruner = StreamPruner(
-        **limits, splice=lambda st: _Splice(st, reading.nodes).handlers())
-    pruner.feed(dump)
-    return with_notes(pruner.close(), reading.notes, limits.get("max_chars"))
+        **limits, tracker=tracker, splice=lambda st: _Splice(st, reading.nodes).handlers())
+    pruner.feed(dump, last=True)
+    return pruner.close().add_notes(reading.notes, limits.get("max_chars"))
 
 
-def with_notes(snap: Snapshot, notes: list[str], max_chars: int | None = None) -> Snapshot:
-    """``snap`` with one ``# …`` line per note at the end of its text (not nodes: the
-    grammar's parser skips them), within ``max_chars`` (notes that do not fit are cut)."""
-    text = snap.text
-    for note in dict.fromkeys(notes):
-        line = f"# {note}".replace("\n", " ")
-        joined = f"{text}\n{line}" if text else line
-        if max_chars is not None and len(joined) > max_chars:
-            room = max_chars - len(text) - (1 if text else 0)
-            if room < 12:  # not even "# web: …" fits
-                break
-            joined = (f"{text}\n" if text else "") + line[: room - 1] + "…"
-        text = joined
-    snap.text = text
-    return snap
-
-
-def with_web(transport: Any, snap: Snapshot, dump: bytes, *, timeout: float = 10.0,
-             **limits: Any) -> Snapshot:
-    """``snap`` (the native snapshot of ``dump``) with the foreground WebViews' pages merged
-    in; a failure to read them becomes a note. A dump without a WebView costs one byte
-    search."""
+def with_web(transport: Any, snap: Snapshot, dump: bytes, *,
+             tracker: RefTracker | None = None, timeout: float = 10.0, **limits: Any
+             ) -> tuple[Snapshot | None, list[str]]:
+    """(the merged snapshot or None, notes) for ``snap``, the native snapshot of ``dump``:
+    the foreground WebViews' pages read and merged in (refs numbered by ``tracker``), or
+    None with what kept them out (no page read) — the native snapshot stands then."""
     from baremobile.web.reader import read_web, webviews_on_screen
 
     views = webviews_on_screen(dump, snap)
     if not views:
-        return snap
+        return None, []
     reading = read_web(lambda cmd: transport.shell(cmd, timeout=timeout).text,
                        lambda service: transport.open_stream(service, timeout=timeout),
                        snap, views, timeout=timeout)
     if not reading.nodes:
-        return with_notes(snap, reading.notes, limits.get("max_chars"))
-    return merge(dump, reading, **limits)
+        return None, reading.notes
+    return merge(dump, reading, tracker=tracker, **limits), []
