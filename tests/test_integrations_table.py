@@ -47,10 +47,12 @@ def test_every_tool_of_every_group_is_a_framework_tool(name, page):
     bm = adapter(name)
     with tools.Session(device=page.serial) as session:
         for target, device in ((page, False), (session, True)):
-            got = rendered(name, bm.tools(target, groups="all"))
+            got = rendered(name, bm.tools(target, groups=["all", "eval"]))
             want = [(t.name, t.full_description(), t.parameters(device=device))
                     for t in tools.TOOLS]
             assert got == want
+            gated = rendered(name, bm.tools(target, groups="all"))  # eval must be named
+            assert [n for n, _, _ in gated] == [n for n, _, _ in want if n != "eval"]
     core = rendered(name, bm.tools(page))
     assert [n for n, _, _ in core] == [t.name for t in tools.select()]
 

@@ -536,8 +536,10 @@ def test_vision_without_pillow_is_data(page, monkeypatch):
 def test_groups_select_tools():
     names = {t.name for t in tools.select(["apps"])}
     assert "list_apps" in names and "logcat" not in names and "snapshot" in names
-    assert {t.group for t in tools.select("all")} == set(tools.GROUPS)
+    assert {t.group for t in tools.select("all")} == set(tools.GROUPS) - {"eval"}
+    assert {t.group for t in tools.select(["all", "eval"])} == set(tools.GROUPS)
     assert set(OPTIONAL_GROUPS) < set(tools.GROUPS)
+    assert tools.spec.GATED_GROUPS == ("eval",)
     with pytest.raises(Exception, match="unknown tool group"):
         tools.select(["nope"])
 

@@ -194,7 +194,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="shorthand for --prefix android_SLUG_ (letters, digits, _)")
     s.add_argument("--groups", default="",
                    help="optional tool groups: apps,files,logs,system,vision,gestures,"
-                        "inspect,batch (or all)")
+                        "inspect,batch (or all; eval comes with --allow-eval)")
     s.add_argument("--files-dir", metavar="DIR", default=None,
                    help="the one directory of this computer push_file, pull_file and "
                    "install_app may read and write (without it they are refused)")
@@ -203,6 +203,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "but virtual:FILE is allowed ('virtual' and --device always are)")
     s.add_argument("--allow-scenarios", action="store_true",
                    help="let calls name 'virtual:FILE.yaml' (reads that file of this computer)")
+    s.add_argument("--allow-eval", action="store_true",
+                   help="serve the eval tool: JavaScript in the app's web page, with its "
+                   "cookies and origin (not part of --groups all; with --daemon, the daemon "
+                   "needs --allow-eval too)")
     s.add_argument("--observe", action="store_true",
                    help="action tools answer with the fresh snapshot (after --settle)")
     s.add_argument("--settle", type=float, default=None,

@@ -50,6 +50,7 @@ SCHEMA_COMMANDS = (
     "scroll_until", "read", "ui_xml", "double_tap", "drag", "pinch", "gesture", "rotate",
     "get_clipboard", "set_clipboard", "uninstall_app", "delete_file", "append_file",
     "execute",
+    "eval",  # runs only where the daemon allows it (--allow-eval)
 )
 #: tools whose dashed name a hand-made command already has: reached with ``call``
 CALL_ONLY = ("wait_for",)

@@ -51,10 +51,14 @@ _DEVICE_FAULTS = frozenset({
 })
 
 
-def tool_list(groups: Iterable[str] | str = ("all",), prefix: str = "") -> list[dict[str, Any]]:
-    """The tool table as ``tools/list`` answers it (MCP's tool shape)."""
+def tool_list(groups: Iterable[str] | str = ("all",), prefix: str = "", *,
+              allow_eval: bool = False) -> list[dict[str, Any]]:
+    """The tool table as ``tools/list`` answers it (MCP's tool shape); ``eval`` only when
+    the daemon allows it."""
     out = []
     for t in select(groups):
+        if t.group == "eval" and not allow_eval:
+            continue
         out.append({
             "name": prefix + t.name,
             "description": t.full_description(),
@@ -132,8 +136,12 @@ class Hub:
         floors_ms: Mapping[str, int] | None = None,
         connect: Callable[..., Any] | None = None,
         discover_fn: Callable[[], list[dict[str, str]]] | None = None,
+        allow_eval: bool = False,
     ) -> None:
-        self.pages = Session(connect=connect or _connect, allow_scenarios=True)
+        #: whether the ``eval`` tool may run JavaScript in pages (``--allow-eval``)
+        self.allow_eval = bool(allow_eval)
+        self.pages = Session(connect=connect or _connect, allow_scenarios=True,
+                             allow_eval=self.allow_eval)
         self.pool = Pool(configured=[device_key(d) for d in devices if d.strip()],
                          discover=(discover_fn or _discover) if discover else None,
                          servers=servers, list_server=_list_server)

@@ -39,6 +39,7 @@ from baremobile.tools.mcp_server import (
     command_prefix,
     mcp_result,
     mcp_tools,
+    operator_groups,
     serve,
     types,
 )
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     """``baremobile mcp --daemon``."""
     _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
     prefix = command_prefix(args)
+    groups = operator_groups(args)  # eval: the daemon must allow it too (--allow-eval)
     given = getattr(args, "session", None) or os.environ.get("BAREMOBILE_SESSION", "").strip()
     session = given or f"mcp-{os.getpid()}"
     limits: dict[str, Any] = {"prefix": prefix,
@@ -135,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         keepalive.request("tools/call", {"name": "configure", "arguments": settings,
                                          "session": session, "groups": ["session"]})
     forward = _Forwarder(session, limits, args.device, prefix)
-    server = build_proxy(forward, groups=args.groups, prefix=prefix)
+    server = build_proxy(forward, groups=groups, prefix=prefix)
     log.info("serving MCP through the daemon at %s as session %s", keepalive.path, session)
     try:
         serve(server, args)

@@ -337,7 +337,8 @@ def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
 
 def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
     policy = _policy(params)
-    return {"tools": tool_list(policy.groups, policy.prefix)}
+    return {"tools": tool_list(policy.groups, policy.prefix,
+                               allow_eval=server.hub.allow_eval)}
 
 
 def _m_tools_call(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:

@@ -25,6 +25,7 @@ ENV_DEVICES = "BAREMOBILE_DAEMON_DEVICES"
 ENV_DISCOVER = "BAREMOBILE_DAEMON_DISCOVER"
 ENV_SERVERS = "BAREMOBILE_ADB_SERVERS"
 ENV_FLOORS = "BAREMOBILE_DAEMON_TIMEOUT_FLOORS"
+ENV_EVAL = "BAREMOBILE_DAEMON_ALLOW_EVAL"
 DEFAULT_IDLE = 900.0
 
 
@@ -50,6 +51,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout-floor", action="append", default=None, metavar="TOOL=MS",
                    help="the least time a tool call gets, e.g. snapshot=20000 (repeat it; "
                         f"also ${ENV_FLOORS})")
+    p.add_argument("--allow-eval", action="store_true", default=None,
+                   help="let the eval tool run JavaScript in the app's page (with the "
+                        f"page's cookies and origin) for every client (${ENV_EVAL}=1)")
 
 
 def option_args(args: argparse.Namespace) -> list[str]:
@@ -65,6 +69,8 @@ def option_args(args: argparse.Namespace) -> list[str]:
         out += ["--adb-server", s]
     for f in args.timeout_floor or ():
         out += ["--timeout-floor", f]
+    if args.allow_eval:
+        out.append("--allow-eval")
     return out
 
 
@@ -95,6 +101,8 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
         "servers": [parse_server_socket(s) for s in
                     (args.adb_servers or []) + _list(ENV_SERVERS)],
         "floors_ms": floors,
+        "allow_eval": bool(args.allow_eval) or os.environ.get(ENV_EVAL, "").strip().lower()
+        in ("1", "true", "yes", "on"),
     }
 
 
@@ -117,7 +125,8 @@ def serve(args: argparse.Namespace, *, log_to_stderr: bool = True) -> int:
         root.addHandler(handler)
         root.setLevel(level)
     hub = Hub(devices=config["devices"], discover=config["discover"],
-              servers=config["servers"], floors_ms=config["floors_ms"])
+              servers=config["servers"], floors_ms=config["floors_ms"],
+              allow_eval=config["allow_eval"])
     try:
         reason = run(hub, paths.socket_path(), idle_timeout=config["idle_timeout"])
     except DaemonError as exc:

@@ -69,7 +69,8 @@ class SessionView(Session):
     def __init__(self, hub: Any, state: SessionState, policy: Policy) -> None:
         super().__init__(connect=_no_connect, files_dir=policy.files_dir,
                          allow_devices=policy.allow_devices,
-                         allow_scenarios=policy.allow_scenarios)
+                         allow_scenarios=policy.allow_scenarios,
+                         allow_eval=hub.allow_eval)  # the daemon's operator decides
         self.options = state.options  # shared by every request of the session
         self.hub = hub
         self.state = state

@@ -216,6 +216,12 @@ class _PageSession(Session):
     def check_allowed(self, spec: str | None) -> str:
         return self._key(spec)  # one page: page() says whether the spec names it
 
+    @property
+    def allow_eval(self) -> bool:
+        """The page's own switch (``page.allow_eval``): its owner decides."""
+        page = self._ref()
+        return bool(getattr(page, "allow_eval", False))
+
     def page(self, device: str | None = None) -> Any:
         page = self._bound()
         device = self.spec(device)
@@ -333,7 +339,11 @@ def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
             f"there is no tool {name!r}" if tool is None else
             f"tool {name!r} is in the {tool.group!r} group, which is not enabled",
             hint=f"tools are: {names}" if tool is None else
-            f"enable it with groups=[{tool.group!r}] (MCP: --groups {tool.group})",
+            f"enable it with groups=[{tool.group!r}] (MCP: --groups {tool.group})"
+            if tool.group not in _spec.GATED_GROUPS else
+            f"it runs JavaScript in the app's page: only where the operator allows it "
+            f"(groups=[{tool.group!r}] with Session(allow_eval=True); MCP: --allow-eval; "
+            "the CLI: a daemon started with --allow-eval)",
         )
         err.code = "UNKNOWN_TOOL"
         raise err

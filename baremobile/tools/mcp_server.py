@@ -14,7 +14,8 @@
   shutdown) is cancelled at once: its device I/O is aborted (no lock is waited for, so no
   other request stalls), the device is free again and the next call reconnects;
 * host files only inside ``--files-dir``; scenario files and device specs only as the
-  operator allows (``--allow-scenarios``, ``--allow-device``);
+  operator allows (``--allow-scenarios``, ``--allow-device``); the ``eval`` tool (JavaScript
+  in the app's page) only with ``--allow-eval``, which lists it (``--groups all`` does not);
 * logs never hold typed text (``type`` calls are logged with its length only, unless
   ``--log-typed-text``), and ``--log-file`` is created readable by its owner only (0600).
 
@@ -227,6 +228,18 @@ def _group_list(groups: Any) -> list[str]:
     return list(groups or ())
 
 
+def operator_groups(args: argparse.Namespace) -> list[str]:
+    """The groups ``--groups`` names, with ``eval`` when ``--allow-eval`` allows it (and
+    only then: naming it without the switch is refused)."""
+    groups = _group_list(args.groups)
+    allow = bool(getattr(args, "allow_eval", False))
+    if "eval" in groups and not allow:
+        raise InvalidArgument(
+            "--groups eval runs JavaScript in the app's page: it needs --allow-eval",
+            hint="add --allow-eval (it lists the eval tool by itself), or leave eval out")
+    return [*groups, "eval"] if allow and "eval" not in groups else groups
+
+
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 200 else text[:197] + "..."
@@ -408,9 +421,11 @@ def run(args: argparse.Namespace) -> int:
     """``baremobile mcp`` (the parsed arguments of the ``mcp`` sub-command)."""
     _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
     prefix = command_prefix(args)
+    groups = operator_groups(args)
     session = Session(args.device, files_dir=getattr(args, "files_dir", None),
                       allow_devices=getattr(args, "allow_device", None) or None,
-                      allow_scenarios=getattr(args, "allow_scenarios", False))
+                      allow_scenarios=getattr(args, "allow_scenarios", False),
+                      allow_eval=getattr(args, "allow_eval", False))
     changes: dict[str, Any] = {}
     if getattr(args, "observe", False):
         changes["observe"] = True
@@ -420,7 +435,7 @@ def run(args: argparse.Namespace) -> int:
         changes["max_chars"] = args.max_chars
     if changes:
         session.configure(**changes)
-    server = build_server(session, groups=args.groups, prefix=prefix,
+    server = build_server(session, groups=groups, prefix=prefix,
                           log_typed_text=getattr(args, "log_typed_text", False))
     try:
         serve(server, args)

@@ -23,7 +23,9 @@ never changeable by a tool call:
   *among the allowed ones* — never another;
 * ``allow_scenarios`` — whether ``"virtual:FILE.yaml"`` may be named (it reads a file of
   this computer); off by default;
-* ``max_virtual_phones`` — how many in-process virtual phones the session may start.
+* ``max_virtual_phones`` — how many in-process virtual phones the session may start;
+* ``allow_eval`` — whether the ``eval`` tool may run JavaScript in the app's page (with the
+  page's cookies and origin); off by default, and the tool must be named in ``groups`` too.
 """
 
 from __future__ import annotations
@@ -122,8 +124,8 @@ class Session:
     """Pages, defaults and per-device locks for one agent conversation (or one MCP server).
 
     ``Session(device="virtual")`` pins a default device; ``Session()`` discovers one on the
-    first call. ``files_dir``, ``allow_devices``, ``allow_scenarios`` and
-    ``max_virtual_phones`` are the operator's limits (see the module docstring);
+    first call. ``files_dir``, ``allow_devices``, ``allow_scenarios``,
+    ``max_virtual_phones`` and ``allow_eval`` are the operator's limits (see the module docstring);
     ``device`` given here is always allowed. ``connect`` (a ``connect(spec, **options)``-like
     callable) and ``connect_options`` are for tests and special transports. Close it when
     done (it is a context manager): every page it opened is closed.
@@ -139,6 +141,7 @@ class Session:
         allow_devices: Iterable[str] | None = None,
         allow_scenarios: bool = False,
         max_virtual_phones: int = 4,
+        allow_eval: bool = False,
         **defaults: Any,
     ) -> None:
         if device is not None and not isinstance(device, str):
@@ -151,6 +154,7 @@ class Session:
             None if allow_devices is None
             else frozenset(self._key(d) for d in allow_devices if d and d.strip()))
         self.allow_scenarios = bool(allow_scenarios)
+        self._allow_eval = bool(allow_eval)
         if isinstance(max_virtual_phones, bool) or not isinstance(max_virtual_phones, int) \
                 or max_virtual_phones < 0:
             raise InvalidArgument(f"max_virtual_phones must be an integer ≥ 0, "
@@ -179,6 +183,11 @@ class Session:
     @files_dir.setter
     def files_dir(self, value: str | os.PathLike[str] | None) -> None:
         self._files_dir = files_root(value)
+
+    @property
+    def allow_eval(self) -> bool:
+        """Whether the ``eval`` tool may run JavaScript in pages (the operator's choice)."""
+        return self._allow_eval
 
     @staticmethod
     def _key(spec: str | None) -> str:

@@ -6,8 +6,11 @@ table into OpenAI / Anthropic / plain JSON tool definitions, ``call()`` runs a r
 MCP server lists and calls the same rows — so the three front doors cannot drift apart.
 
 Groups: ``core`` (always), ``session`` (``configure``; the MCP server always has it) and the
-optional ``apps``, ``files``, ``logs``, ``system``, ``vision`` behind a switch — the same
-switch for ``schemas()`` and ``call()``, which both default to ``core``.
+optional ``apps``, ``files``, ``logs``, ``system``, ``vision`` … behind a switch — the same
+switch for ``schemas()`` and ``call()``, which both default to ``core``. ``eval`` (running
+JavaScript in the app's page) is gated: ``"all"`` leaves it out, it must be named, and a
+call runs only where the operator allowed it (``Session(allow_eval=True)``, a Page with
+``allow_eval``, ``baremobile mcp --allow-eval``, a daemon started with ``--allow-eval``).
 
 A runner gets a context (``ctx.page`` — the device's Page, connected on first use;
 ``ctx.options`` — the session defaults; ``ctx.session``; ``ctx.files_dir`` — the host
@@ -31,14 +34,18 @@ from baremobile.tools.targets import target as _target
 from baremobile.tools.targets import what as _what
 from baremobile.transport.base import check_text
 
-__all__ = ["GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "ToolSpec", "get", "select"]
+__all__ = ["GATED_GROUPS", "GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "ToolSpec", "get",
+           "select"]
 
 #: Every group; ``core`` is always on.
 GROUPS = ("core", "session", "apps", "files", "logs", "system", "vision", "gestures",
-          "inspect", "batch")
+          "inspect", "batch", "eval")
 #: The groups behind a switch.
 OPTIONAL_GROUPS = ("apps", "files", "logs", "system", "vision", "gestures", "inspect",
-                   "batch")
+                   "batch", "eval")
+#: Groups ``"all"`` leaves out: each must be named, and its calls run only where the
+#: operator allowed them (``eval`` runs JavaScript with the rights of the user's app).
+GATED_GROUPS = ("eval",)
 
 
 @dataclass(frozen=True)
@@ -184,8 +191,12 @@ def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any
         head = FULL_NOTE + "\n" if snap.is_diff else ""
         more = (f" — {total} chars in all: call snapshot with max_chars={total} for "
                 "everything, or scroll, or find")
-        rendered = render_report(snap.tree, max_chars=max(1, max_chars - len(more) - len(head)))
-        text = head + rendered.text + (more if rendered.truncation is not None else "")
+        notes = "".join(f"\n# {n}" for n in snap.notes)  # a page that could not be read
+        if len(notes) > max_chars // 2:
+            notes = ""
+        rendered = render_report(
+            snap.tree, max_chars=max(1, max_chars - len(more) - len(head) - len(notes)))
+        text = head + rendered.text + (more if rendered.truncation is not None else "") + notes
         truncated = rendered.truncation is not None
     _SEEN[ctx.page] = snap.full_text
     return {"snapshot": text, "package": snap.package, "refs": len(snap.refs),
@@ -965,6 +976,22 @@ TOOLS: tuple[ToolSpec, ...] = (
         verbs.ui_xml, group="inspect", read_only=True,
         returns="the XML as 'text', its length in 'chars', 'truncated'.",
     ),
+    # -- running JavaScript in the page (gated: see GATED_GROUPS) ---------------------------
+    ToolSpec(
+        "eval",
+        "Run a JavaScript expression in the web page on screen (the foreground app's "
+        "WebView, or Chrome's tab) and get its value as JSON (a promise is awaited). It "
+        "runs with the page's own rights (its cookies, storage and origin) and can change "
+        "the page: read and act with snapshot refs where you can, and use this only for what "
+        "they cannot do.",
+        {"expression": {"type": "string", "minLength": 1, "maxLength": 100_000,
+                        "description": "a JavaScript expression, e.g. document.title"},
+         "timeout": _p("timeout", "seconds the page may take (default 10)")},
+        verbs.eval_js, required=("expression",), group="eval", acts=True, destructive=True,
+        open_world=True,
+        returns="'value': the expression's value as JSON data (or, when that is longer "
+                "than max_chars, 'text': the JSON cut, with 'truncated').",
+    ),
     # -- batches -----------------------------------------------------------------------
     ToolSpec(
         "execute",
@@ -995,12 +1022,13 @@ def get(name: str) -> ToolSpec | None:
 
 
 def select(groups: Any = ()) -> list[ToolSpec]:
-    """The tools of ``core`` plus ``groups`` (names, ``"all"``, or a comma-separated string)."""
+    """The tools of ``core`` plus ``groups`` (names, ``"all"``, or a comma-separated string);
+    ``"all"`` is every group but the :data:`GATED_GROUPS`, which must be named."""
     if isinstance(groups, str):
         groups = [g.strip() for g in groups.split(",") if g.strip()]
     chosen = set(groups or ())
     if "all" in chosen:
-        chosen = set(GROUPS)
+        chosen = (chosen - {"all"}) | (set(GROUPS) - set(GATED_GROUPS))
     unknown = chosen - set(GROUPS)
     if unknown:
         raise InvalidArgument(f"unknown tool group(s): {', '.join(sorted(unknown))}",

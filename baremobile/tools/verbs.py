@@ -13,7 +13,7 @@ from baremobile.tools.targets import node_data, target, what
 __all__ = [
     "wait_for", "scroll_until", "read", "ui_xml", "double_tap", "drag", "pinch", "gesture",
     "rotate", "get_clipboard", "set_clipboard", "uninstall_app", "list_apps", "launch",
-    "list_files", "delete_file", "append_file", "logcat",
+    "list_files", "delete_file", "append_file", "logcat", "eval_js",
 ]
 
 
@@ -162,3 +162,26 @@ def logcat(ctx: Any, a: dict[str, Any], cut: Any) -> dict[str, Any]:
     if got.get("note"):
         out["note"] = got["note"]
     return out
+
+
+def eval_js(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    """The ``eval`` tool: only where the operator allowed it (``session.allow_eval``)."""
+    import json
+
+    from baremobile.tools.session import NotAllowed
+
+    if not ctx.session.allow_eval:
+        raise NotAllowed(
+            "running JavaScript in the app's page is not allowed here",
+            hint="the operator can allow it: baremobile mcp --allow-eval (with --daemon, the "
+                 "daemon too: baremobile daemon start --allow-eval), Session(allow_eval=True) "
+                 "or page.allow_eval = True; snapshots and refs read and act on pages "
+                 "without it")
+    page = ctx.page
+    page.allow_eval = True  # the operator allowed it for this session's pages
+    value = page.eval_js(a["expression"], timeout=float(a.get("timeout", 10.0)))
+    text = json.dumps(value, ensure_ascii=False)
+    limit = ctx.options.max_chars
+    if limit is not None and len(text) > limit:
+        return {"text": text[:limit], "truncated": True, "chars": len(text)}
+    return {"value": value}
