@@ -138,6 +138,8 @@ def test_cli_daemon_sees_web_refs_and_taps_one(phone, web_pages, tmp_path: Path)
     out = json.loads(cli_ok("eval", "--expression", "window.clicks", "--json", cwd=tmp_path,
                             env=env))
     assert out["value"] == 1
+    thrown = cli("eval", "--expression", "nope.nope", cwd=tmp_path, env=env)
+    assert thrown.returncode == 7 and "error [WEB_ERROR]: the script threw" in thrown.stderr
 
 
 def test_cli_eval_needs_a_daemon_that_allows_it(phone, web_pages, tmp_path: Path):

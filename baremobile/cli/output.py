@@ -59,6 +59,7 @@ EXIT_CODES: dict[str, int] = {
     "BUSY": 6,
     "COMMAND_FAILED": 7,
     "DUMP_FAILED": 7,
+    "WEB_ERROR": 7,  # a page could not be read or driven (a script threw)
     "MISSING_DEPENDENCY": 8,
     "DAEMON": 9,
 }
