@@ -259,3 +259,26 @@ def test_an_untitled_shallow_webview_is_found_though_the_pruner_drops_it():
     assert [(v.key, v.bounds) for v in views] == [
         (("com.brella", web, "[0,66][1080,2156]", 0), (0, 66, 1080, 2156))]
     assert webviews_on_screen(dump.replace(b"WebView", b"ScrollView"), snap) == []
+
+
+def test_the_web_layers_speak_to_chromiums_own_port_over_tcp(chromium_path):
+    """HTTP and the WebSocket over a plain TCP stream (what ``adb forward`` gives), against
+    the real Chromium the virtual phone starts."""
+    from baremobile.virtual.chromium import Chromium
+    from baremobile.web.stream import TcpStream
+
+    engine = Chromium(chromium_path)
+    try:
+        engine.start()
+        version = get_json(TcpStream("127.0.0.1", engine.port), "/json/version")
+        assert "Chrome" in version["Browser"]
+        target = engine.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        stream = TcpStream("127.0.0.1", engine.port)
+        cdp = Cdp(WebSocket(stream, f"/devtools/page/{target}"))
+        answer = cdp.call("Runtime.evaluate", {"expression": "6 * 7", "returnByValue": True})
+        assert answer["result"]["value"] == 42
+        cdp.close()
+        assert stream.closed
+    finally:
+        engine.stop()
+

@@ -22,7 +22,7 @@ name (what TalkBack reads); an input shows its value as text and its label as de
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,13 +82,6 @@ class WebNode:
     def __init__(self, attrs: dict[str, str], children: list[WebNode] | None = None) -> None:
         self.attrs = attrs
         self.children = children if children is not None else []
-
-    def walk(self) -> Iterator[WebNode]:
-        stack = [self]
-        while stack:
-            n = stack.pop()
-            yield n
-            stack.extend(reversed(n.children))
 
     def __repr__(self) -> str:
         a = self.attrs
