@@ -90,6 +90,30 @@ def test_a_scrolled_list_keeps_the_refs_of_rows_still_visible():
     assert t.gone.keys() >= {b[f"Item {k}"] for k in range(3)}
 
 
+def test_an_element_that_comes_back_gets_its_number_back():
+    """Navigating away and back: the first screen's elements get their numbers back, while
+    the tracker remembers it (HISTORY snapshots); after that, new numbers."""
+    t = RefTracker(history=3)
+    home = snap_with(t, settings_list(0))
+    detail = snap_with(t, _rows(["A", "B"], 100))
+    assert not set(home.refs) & set(detail.refs)
+    back = snap_with(t, settings_list(0))
+    assert refs_by_label(back) == refs_by_label(home) and set(back.refs) == set(home.refs)
+    assert not set(back.refs) & t.gone.keys()  # back on screen: not gone any more
+    # scrolled back part of the way: the rows seen before keep theirs, the list its own
+    down = refs_by_label(snap_with(t, settings_list(4, top=200 - 4 * 200 + 800)))
+    up = snap_with(t, settings_list(1, top=200 - 1 * 200 + 200))
+    assert [refs_by_label(up)[f"Item {k}"] for k in range(1, 9)] == [
+        refs_by_label(home)[f"Item {k}"] for k in range(1, 4)] + [
+        down[f"Item {k}"] for k in range(4, 9)]
+    for k in range(3):  # three other screens: the first one is forgotten
+        snap_with(t, _rows([f"other {k}"], 100))
+    again = snap_with(t, settings_list(0))
+    assert min(again.refs) > max(up.refs)
+    with pytest.raises(ValueError):
+        RefTracker(history=0)
+
+
 def _rows(labels: list[str], top: int) -> str:
     """Identical-looking rows (same id, same text), one per label slot."""
     return dump(
@@ -307,18 +331,21 @@ def _build(pool, step, shift) -> tuple[bytes, dict[str, tuple[str, ...]]]:
     return xml, looks
 
 
-@settings(max_examples=150, deadline=None)
-@given(_screens())
-def test_one_number_never_names_two_different_elements(case):
+@settings(max_examples=200, deadline=None)
+@given(_screens(), st.integers(1, 4))
+def test_one_number_never_names_two_different_elements(case, history):
     pool, steps, shifts = case
-    t = RefTracker()
+    t = RefTracker(history=history)
     owner: dict[int, str] = {}
     owner_look: dict[int, tuple[str, ...]] = {}
-    gone: set[int] = set()
+    last: dict[str, tuple[int, int]] = {}  # element → (its ref, the step it was last seen)
     prev: dict[str, int] = {}
     prev_looks: dict[str, tuple[str, ...]] = {}
-    for step, shift in zip(steps, shifts, strict=True):
-        xml, looks = _build(pool, step, shift)
+    every_look: dict[str, set[tuple[str, ...]]] = {}
+    for step, (screen, shift) in enumerate(zip(steps, shifts, strict=True)):
+        xml, looks = _build(pool, screen, shift)
+        for uid, lk in looks.items():
+            every_look.setdefault(uid, set()).add(lk)
         snap = snap_with(t, xml)
         now = {}
         for r in snap.refs:
@@ -328,17 +355,21 @@ def test_one_number_never_names_two_different_elements(case):
             now[a["uid"]] = r
         assert len(set(now.values())) == len(now)  # one number per element on a screen
         for uid, r in now.items():
-            assert r not in gone, "a number came back"
             if owner.get(r, uid) != uid:
                 # a number passes on only to an element that looks the same (where the first
-                # one was): nothing in a dump tells such two apart
+                # one was, or coming back): nothing in a dump tells such two apart
                 assert owner_look[r] == looks[uid]
             owner[r], owner_look[r] = uid, looks[uid]
         for uid, r in now.items():
-            if uid in prev:
-                twins = [u for u in {**prev_looks, **looks} if u != uid
-                         and {**prev_looks, **looks}[u] == looks[uid]]
-                if not twins and prev_looks[uid] == looks[uid]:
-                    assert prev[uid] == r, "an element alone of its look kept on screen"
-        gone.update(set(prev.values()) - set(now.values()))
+            # an element alone of its look, in every screen so far, that looked the same
+            # when last seen: the same number, whether it stayed or came back within the
+            # tracker's history
+            twins = [u for u, lks in every_look.items() if u != uid and looks[uid] in lks]
+            if uid in last and not twins and every_look[uid] == {looks[uid]}:
+                ref, seen_at = last[uid]
+                if step - seen_at <= history:
+                    assert ref == r, "an element alone of its look kept its number"
+        if prev:
+            assert set(prev_looks) <= set(every_look)
+        last.update((uid, (r, step)) for uid, r in now.items())
         prev, prev_looks = now, looks

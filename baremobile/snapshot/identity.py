@@ -32,20 +32,26 @@ display), its class, its resource id and
    — keeps its number when it sits where its container's known move puts it (the same
    overlap test). Not after a rotation, never without a known move, never for an editable
    field (rule 1 already follows those).
-4. Everything else is a new element: it gets the next unused number. A number is never
-   given again once its element is gone.
+4. A ref still unmatched is matched the same way (rules 1–3) against each of the
+   :data:`HISTORY` screens before the previous one, most recent first, among their refs
+   whose numbers the new screen does not use yet: an element that left the screen and
+   came back (navigating back, a dialog closed, a list scrolled back) gets its number back.
+   A number names one element for the Page's whole life; this rule gives it back to that
+   element, never to another one.
+5. Everything else is a new element: it gets the next unused number.
 
 **Limits.** Two elements that share every part of a key cannot be told apart: when one
 replaces the other (a list scrolled by exactly one identical row, the "Navigate up" button
 of the next screen of the same app, at the same place) it inherits the ref — tapping it
 does what tapping the first would have. An element whose label changes outside rule 3 (a
-button going "Follow" → "Following") gets a new ref, and so does an element that leaves the
-screen and comes back: only the previous snapshot is compared.
+button going "Follow" → "Following") gets a new ref, and so does an element that comes
+back after more than :data:`HISTORY` snapshots.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -63,6 +69,9 @@ MAX_GONE = 4096
 #: Identical elements paired by rule 2 per side at most (the offset search is quadratic);
 #: more than that (a hostile dump) get new numbers.
 MAX_ALIGN = 128
+#: Screens remembered, the previous one included: an element that left the screen and
+#: comes back within this many snapshots gets its number back (rule 4).
+HISTORY = 8
 
 Key = tuple[object, ...]
 
@@ -330,12 +339,15 @@ def _describe(node: Node) -> str:
 
 
 class RefTracker:
-    """Hands out the refs of one Page's snapshots: the same element keeps its number, a new
-    one gets the next number, and no number is ever given twice (see the module docs)."""
+    """Hands out the refs of one Page's snapshots: the same element keeps its number (also
+    when it comes back within ``history`` snapshots), a new one gets the next number, and no
+    number is ever given to two elements (see the module docs)."""
 
-    def __init__(self) -> None:
-        self._prev: list[_Entry] = []
-        self._size: tuple[int, int] | None = None
+    def __init__(self, history: int = HISTORY) -> None:
+        if history < 1:
+            raise ValueError(f"history must be at least 1 (the previous screen), not {history}")
+        #: the last screens' refs (most recent first) and the screen size of each
+        self._screens: deque[tuple[list[_Entry], tuple[int, int]]] = deque(maxlen=history)
         #: the next number to give
         self.next = 1
         #: numbers whose element is gone → what it was (``Button "OK"``), for error messages
@@ -367,8 +379,18 @@ class RefTracker:
         """
         del refs  # the tree is walked: its line order is the order new numbers follow
         new = _entries(tops)
-        resized = self._size is not None and size != self._size
-        pairs = _Matcher(self._prev, new, resized).run() if self._prev else {}
+        pairs: dict[int, _Entry] = {}
+        taken: set[int] = set()
+        for old, old_size in self._screens:  # the previous screen first, then older ones
+            rest = [e for e in new if id(e) not in pairs] if pairs else new
+            if not rest:
+                break
+            avail = [o for o in old if o.ref not in taken] if taken else old
+            if not avail:
+                continue
+            found = _Matcher(avail, rest, size != old_size).run()
+            pairs.update(found)
+            taken.update(o.ref for o in found.values())
         out: dict[int, Node] = {}
         for e in new:
             o = pairs.get(id(e))
@@ -380,13 +402,13 @@ class RefTracker:
             e.node.ref = e.ref
             out[e.ref] = e.node
         kept = {e.ref for e in new}
-        for o in self._prev:
-            if o.ref not in kept:
-                self.gone[o.ref] = _describe(o.node)
+        if self._screens:
+            for o in self._screens[0][0]:
+                if o.ref not in kept:
+                    self.gone[o.ref] = _describe(o.node)
         for r in kept:
             self.gone.pop(r, None)
         while len(self.gone) > MAX_GONE:
             del self.gone[next(iter(self.gone))]
-        self._prev = new
-        self._size = size
+        self._screens.appendleft((new, size))
         return out
