@@ -50,6 +50,7 @@ from baremobile.page_touch import GestureVerbs
 from baremobile.page_web import WebVerbs
 from baremobile.screenshot import Screenshot
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
+from baremobile.snapshot.diff import History
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
@@ -161,6 +162,7 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
         self.device = Device(transport)
         self._last: Snapshot | None = None
         self._refs = RefTracker()  # stable refs for the page's whole life
+        self._seen = History()  # what diff=True observations are taken against
         self._lock = threading.RLock()
         self._closed = False
         #: allow :meth:`eval_js` (off by default: a script can do anything the page can)
@@ -261,10 +263,12 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
         """Dump the screen and return the pruned :class:`Snapshot`; verbs act on its refs.
 
         The dump is streamed into the pruner as it arrives. Refs stay the same for elements
-        that were in the previous snapshot. ``diff=True`` makes :attr:`Snapshot.text` show
-        only what changed since the previous snapshot (``.refs`` still holds every ref;
-        ``.full_text`` is the whole screen); a diff is never cut by the limits, but one
-        longer than ``max_chars`` gives way to the cut full text. With ``stable=True``
+        that were in the previous snapshots. ``diff=True`` makes :attr:`Snapshot.text` show
+        only what changed since the previous snapshot, or since an earlier ``diff=True``
+        observation when the screen came back to it (``# snapshot 7, diff from snapshot 3``;
+        ``.number`` is its number, ``.refs`` still holds every ref, ``.full_text`` is the
+        whole screen); a diff is never cut by the limits, but one longer than ``max_chars``
+        gives way to the cut full text. With ``stable=True``
         dumps are repeated until two in a row are identical (animations settled) or
         ``timeout`` passes (then the last one is returned). With ``web`` (the default), the
         pages of the foreground app's debuggable WebViews (and Chrome's tab) are read
@@ -296,8 +300,9 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
                         break
                     snap = again
             if diff:
-                base = self._last.full_text if self._last is not None else None
-                snap = snap.diff_from(base, max_chars=max_chars)
+                snap = snap.diff_from(self._seen, max_chars=max_chars)
+            else:
+                self._seen.seen(snap.full_text)
             self._last = snap
             return snap
 

@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baremobile.snapshot import StreamPruner, parse, render
-from baremobile.snapshot.diff import FULL_NOTE, DiffError, apply, diff, is_diff
+from baremobile.snapshot.diff import (
+    FULL_NOTE,
+    DiffError,
+    History,
+    apply,
+    diff,
+    full_note,
+    is_diff,
+)
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import STATE_ORDER, WINDOW_KINDS, Node, Window
 from tests.snapshot_helpers import dump, node
@@ -66,7 +74,7 @@ def test_no_change_and_a_new_screen():
 
 def test_a_rotation_changes_one_line():
     turned = OLD.replace("# 1080x2400 portrait", "# 2400x1080 landscape")
-    assert diff(OLD, turned) == "# diff: 0 added, 0 removed, 1 changed\n@1\n~# 2400x1080 landscape"
+    assert diff(OLD, turned) == "# diff: 1 changed\n@1\n~# 2400x1080 landscape"
 
 
 def test_apply_refuses_a_diff_of_another_text():
@@ -75,10 +83,121 @@ def test_apply_refuses_a_diff_of_another_text():
         apply(d, OLD.replace('"Settings"', '"Other"'))
     with pytest.raises(DiffError, match="does not start"):
         apply("- Text", OLD)
-    with pytest.raises(DiffError, match="none of"):
-        apply("# diff: 1 added, 0 removed, 0 changed\n@1\n*x", OLD)
+    with pytest.raises(DiffError, match="none of @"):
+        apply("# diff: 1 added\n@1\n*x", OLD)
     with pytest.raises(DiffError, match="does not fit"):
-        apply("# diff: 1 added, 0 removed, 0 changed\n@99\n+x", OLD)
+        apply("# diff: 1 added\n@99\n+x", OLD)
+    with pytest.raises(DiffError, match="does not hold"):
+        apply("# diff: 3 added\n@2\n+3\n- app x", OLD)
+    with pytest.raises(DiffError, match="not indented"):
+        apply("# diff: 1 moved\n@2\n<- status bar: \"9:41\"", OLD)
+    with pytest.raises(DiffError, match="not in the text"):
+        apply("# diff: 1 moved\n@3\n>  - app com.other", OLD)
+    with pytest.raises(DiffError, match="snapshot 2, which is not among"):
+        apply("# snapshot 5, diff from snapshot 2: no change", {4: OLD})
+    with pytest.raises(DiffError, match="snapshot 4, which is not among"):
+        apply("# snapshot 5, diff: no change", {3: OLD})
+    assert apply("# snapshot 5, diff: no change", {4: OLD}) == OLD
+
+
+BARS = (
+    '# 1080x2400 portrait\n- status bar: "9:41"\n{body}\n'
+    "- navigation bar: [ref=11] (Back), [ref=12] (Home)"
+)
+
+
+def test_a_new_app_screen_comes_whole_without_the_bars_that_stayed():
+    settings = BARS.format(body="\n".join(OLD.split("\n")[2:-1]))
+    other = BARS.format(body='- app com.example\n  - Text "Hello"\n  - Button [ref=20] "Go"\n'
+                             '  - Button [ref=21] "Stop"')
+    d = diff(settings, other)
+    assert d == (
+        "# diff: 4 added, 11 removed; gone: refs 2-6\n"
+        "@3\n"
+        "-11- app com.android.settings\n"
+        "+4\n"
+        "- app com.example\n"
+        '  - Text "Hello"\n'
+        '  - Button [ref=20] "Go"\n'
+        '  - Button [ref=21] "Stop"'
+    )
+    assert apply(d, settings) == other
+    # without a window left as it was (a single-window dump), the new screen comes whole
+    alone = "\n".join(ln for ln in other.split("\n") if "bar" not in ln)
+    assert diff("\n".join(ln for ln in settings.split("\n") if "bar" not in ln), alone) == (
+        FULL_NOTE + "\n" + alone
+    )
+
+
+def test_a_window_that_changed_mostly_comes_whole_under_its_header():
+    new = OLD.replace(
+        OLD[OLD.index('  - Text "Settings"') : OLD.index("- navigation")],
+        '  - Text "Network & internet"\n  - List [ref=20]\n    - Group [ref=21] "Internet"\n'
+        '    - Group [ref=22] "Calls & SMS"\n',
+    )
+    d = diff(OLD, new)
+    assert d.split("\n")[1:4] == ["@4 - app com.android.settings", '-10  - Text "Settings"', "+4"]
+    assert apply(d, OLD) == new
+
+
+def test_a_wrapper_that_appears_moves_what_it_holds_one_level():
+    panel = OLD.replace("- app com.android.settings\n", "- app com.android.settings\n  - Group\n")
+    lines = panel.split("\n")
+    for i in range(4, 14):
+        lines[i] = "  " + lines[i]
+    panel = "\n".join(lines[:14] + ['  - Group', '    - Text [ref=30] "😀" (grinning face)']
+                      + lines[14:])
+    d = diff(OLD, panel)
+    assert d == (
+        "# diff: 3 added, 10 moved\n"
+        "@4 - app com.android.settings\n"
+        "+  - Group\n"
+        '>10    - Text "Settings"\n'
+        "+  - Group\n"
+        '+    - Text [ref=30] "😀" (grinning face)'
+    )
+    assert apply(d, OLD) == panel
+    back = diff(panel, OLD)
+    assert "\n<10  - Text \"Settings\"\n" in back and apply(back, panel) == OLD
+
+
+def test_a_history_numbers_its_observations_and_finds_a_screen_seen_before():
+    h = History()
+    assert h.observe(OLD) == (1, full_note(1) + "\n" + OLD)
+    assert full_note(1) == "# snapshot 1: new screen (full text)"
+    dialog = OLD + '\n- dialog com.android.settings\n  - Button [ref=30] "OK"'
+    n, d = h.observe(dialog)
+    assert n == 2 and d == (
+        "# snapshot 2, diff: 2 added\n@15\n+- dialog com.android.settings\n"
+        '+  - Button [ref=30] "OK"'
+    )
+    other = OLD.replace('"Settings"', '"Sound"').replace("(Search)", '"loud"')
+    n, d = h.observe(other)
+    assert n == 3 and d.startswith("# snapshot 3, diff from snapshot 1: 2 changed\n")
+    assert apply(d, h.texts()) == other
+    assert h.observe(OLD)[1] == "# snapshot 4, diff from snapshot 1: no change"
+    assert h.observe(OLD)[1] == "# snapshot 5, diff: no change"
+    # a text seen whole outside the history is the next diff's previous text, unnumbered
+    h.seen(dialog)
+    n, d = h.observe(OLD)
+    assert n == 6 and d.startswith("# snapshot 6, diff from snapshot 5: no change")
+    assert is_diff(d) and is_diff(full_note(7)) and not is_diff("# 1080x2400 portrait")
+    h2 = History()
+    h2.seen(OLD)
+    assert h2.observe(dialog)[1].startswith("# snapshot 1, diff: 2 added\n")
+    assert apply(h2.observe(dialog)[1], h2.texts()) == dialog
+    with pytest.raises(ValueError):
+        History(keep=0)
+
+
+def test_a_history_keeps_only_the_last_observations():
+    h = History(keep=2)
+    screens = [OLD.replace('"Settings"', f'"Screen {k}"') for k in range(4)]
+    for s in screens:
+        h.observe(s)
+    assert sorted(h.texts()) == [3, 4]
+    n, d = h.observe(screens[0])  # seen as snapshot 1, forgotten: a diff of the previous
+    assert d.startswith("# snapshot 5, diff: 1 changed") and apply(d, h.texts()) == screens[0]
 
 
 # --- property: any change of a snapshot ----------------------------------------------------
@@ -135,20 +254,46 @@ def _edit(tree: Node, ops: list[tuple[int, int, str]]) -> Node:
             n.children.insert(0, Node("Button", at % 50 + 1, text))
         elif op == 3:
             n.states = () if n.states else ("checked",)
-        else:
+        elif op == 4:
             n.children.reverse()
+        elif op == 5:  # a wrapper appears around its children
+            n.children = [Node("Group", None, "", "", (), n.children)] if n.children else []
+        else:  # a wrapper goes: its children take its place
+            at_ = next((i for i, k in enumerate(n.children) if k.children), None)
+            if at_ is not None:
+                n.children[at_ : at_ + 1] = n.children[at_].children
     return t
 
 
 @settings(max_examples=300, deadline=None)
-@given(_trees, st.lists(st.tuples(st.integers(0, 4), st.integers(0, 99), _strings), max_size=6))
+@given(_trees, st.lists(st.tuples(st.integers(0, 6), st.integers(0, 99), _strings), max_size=6))
 def test_apply_reproduces_the_new_text_exactly(tree, ops):
     old = render(tree)
     new = render(_edit(tree, ops))
     assert render(parse(old)) == old and render(parse(new)) == new
     d = diff(old, new)
     assert apply(d, old) == new
-    assert len(d) <= len(FULL_NOTE) + 1 + len(new) or d.startswith("# diff: ")
+    assert len(d) <= len(FULL_NOTE) + 1 + len(new)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_trees, st.lists(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 99), _strings),
+                                 max_size=4), max_size=6), st.integers(1, 4))
+def test_a_history_of_changes_applies_at_every_step(tree, steps, keep):
+    """Each observation applies to the kept texts; going back to an earlier screen costs no
+    more than a diff from the previous one."""
+    h = History(keep=keep)
+    texts = {}
+    screens = [render(tree)]
+    for ops in steps:
+        tree = _edit(tree, ops)
+        screens.append(render(tree))
+    for i, text in enumerate(screens + screens[::-1]):
+        before = dict(texts)
+        n, d = h.observe(text)
+        assert apply(d, before if not d.startswith(full_note(n)) else "") == text
+        texts = h.texts()
+        assert n == i + 1 and texts[n] == text and len(texts) <= keep
 
 
 @settings(max_examples=200, deadline=None)

@@ -632,10 +632,10 @@ def test_drawing_refuses_huge_screenshots(page, monkeypatch):
 
 
 def test_snapshot_diff_and_observe_diff(page, phone):
-    from baremobile.snapshot.diff import FULL_NOTE, apply
+    from baremobile.snapshot.diff import apply, full_note
 
     first = ok(tools.call(page, "snapshot", {"diff": True}))["snapshot"]
-    assert first.startswith(FULL_NOTE + "\n# 1080x2400 portrait\n")  # nothing seen before
+    assert first.startswith(full_note(1) + "\n# 1080x2400 portrait\n")  # nothing seen before
     seen = apply(first, "")
     ok(tools.call(page, "launch", {"package": SETTINGS}))
     full = ok(tools.call(page, "snapshot", {}))["snapshot"]
@@ -643,7 +643,9 @@ def test_snapshot_diff_and_observe_diff(page, phone):
     old_refs = set(page.last_snapshot.refs)
     r = ok(tools.call(page, "scroll", {"ref": lst, "direction": "down"}, observe="diff",
                       settle=0))
-    assert r["snapshot"].startswith("# diff: ") and r["refs"] == len(page.last_snapshot.refs)
+    # against the whole snapshot shown last (it has no number: not "from snapshot N")
+    assert r["snapshot"].startswith("# snapshot 2, diff: ")
+    assert r["refs"] == len(page.last_snapshot.refs)
     assert apply(r["snapshot"], full) == page.last_snapshot.full_text
     assert "Network & internet" not in page.last_snapshot.text  # scrolled away…
     gone = [r_ for r_ in range(1, 100) if r_ in old_refs and r_ not in page.last_snapshot.refs]
@@ -655,7 +657,11 @@ def test_snapshot_diff_and_observe_diff(page, phone):
     ok(tools.call(s, "configure", {"observe": "diff", "settle": 0}, groups=["session"]))
     before = page.last_snapshot.full_text
     r = ok(tools.call(s, "scroll", {"ref": lst, "direction": "up"}))
+    assert r["snapshot"].startswith("# snapshot 3, diff: ")
     assert apply(r["snapshot"], before) == page.last_snapshot.full_text
+    # back where snapshot 2 was: the diff is taken against it, and says so
+    r = ok(tools.call(s, "scroll", {"ref": lst, "direction": "down"}))
+    assert r["snapshot"] == "# snapshot 4, diff from snapshot 2: no change"
     err(tools.call(s, "configure", {"observe": "yes"}, groups=["session"]), "INVALID_ARGUMENT")
     err(tools.call(page, "back", {}, observe="sometimes"), "INVALID_ARGUMENT")
     ok(tools.call(s, "configure", {"observe": False}, groups=["session"]))
@@ -663,10 +669,10 @@ def test_snapshot_diff_and_observe_diff(page, phone):
 
 
 def test_a_diff_longer_than_max_chars_gives_the_cut_screen(page):
-    from baremobile.snapshot.diff import FULL_NOTE
+    from baremobile.snapshot.diff import full_note
 
     ok(tools.call(page, "snapshot", {}))
     ok(tools.call(page, "launch", {"package": SETTINGS}))
     r = ok(tools.call(page, "snapshot", {"diff": True, "max_chars": 300}))
-    assert r["snapshot"].startswith(FULL_NOTE + "\n# 1080x2400 portrait")
+    assert r["snapshot"].startswith(full_note(1) + "\n# 1080x2400 portrait")
     assert len(r["snapshot"]) <= 300 and r["truncated"] is True

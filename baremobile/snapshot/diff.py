@@ -1,11 +1,11 @@
-"""Snapshot diffs: only the lines that changed since the previous snapshot.
+"""Snapshot diffs: only the lines that changed since a snapshot the reader has seen.
 
 Refs are stable within a Page (:mod:`~baremobile.snapshot.identity`), so an element that did
 not change prints the same line in both texts and a line diff says exactly what changed.
-:func:`diff` writes one, :func:`apply` applies it to the previous text and gives the new text
-back, character for character::
+:func:`diff` writes one, :func:`apply` applies it to the text it was taken against and gives
+the new text back, character for character::
 
-    # diff: 6 added, 4 removed, 1 changed; gone: refs 3-4
+    # snapshot 5, diff: 6 added, 4 removed, 1 changed; gone: refs 3-4
     @5 - List [ref=2]
     -4    - Group [ref=3]
     +    - Group [ref=14]
@@ -15,47 +15,101 @@ back, character for character::
 
 The grammar, line by line:
 
-* the first line, ``# diff: A added, R removed, C changed`` (``# diff: no change`` when
-  nothing did) counts the lines, and ends with ``; gone: refs 3-4, 9`` when refs are gone
-  (shown in removed lines, and not in the new text);
-* ``@N context`` starts a hunk at line ``N`` of the previous text (1-based, the screen line
-  is line 1); ``context`` is the parent line of the first line the hunk changes, without
-  its indent (nothing for a window header). Lines before ``N`` not covered by an earlier
-  hunk are unchanged;
-* ``+line`` adds a line; ``~line`` replaces the previous text's line here (the same element,
-  shown as it is now); ``-line`` removes the previous text's line here, which is shown;
-  ``-N line`` removes ``N`` lines, the first of which is shown. Each marker is followed
-  directly by the snapshot line with its indent.
+* the first line names the observation and what it is taken against:
+  ``# snapshot N, diff: …`` against the previous snapshot, ``# snapshot N, diff from
+  snapshot M: …`` against the earlier observation ``M`` (a screen seen again: navigating
+  back, a dialog gone), or ``# snapshot N: new screen (full text)`` followed by the whole
+  text. A :class:`History` numbers its observations; :func:`diff` without a number writes
+  ``# diff: …`` and ``# new screen (full text)``. After the colon it counts the lines
+  added, removed, changed and moved (those there are: ``3 added, 1 changed``), and ends with
+  ``; gone: refs 3-4, 9`` when refs are gone (shown in removed lines and not in the new
+  text); ``no change`` when nothing changed;
+* ``@N context`` starts a hunk at line ``N`` of the old text (1-based, the screen line is
+  line 1); ``context`` is the parent line of the first line the hunk changes, without its
+  indent (nothing for a top-level line). Lines before ``N`` not covered by an earlier hunk
+  are unchanged;
+* ``+line`` adds a line; ``+K`` alone adds the ``K`` lines that follow, as they are (a block
+  of at least :data:`BLOCK` lines, written without markers);
+* ``~line`` replaces the old text's line here (the same element, shown as it is now);
+* ``-line`` removes the old text's line here, which is shown; ``-K line`` removes ``K``
+  lines, the first of which is shown;
+* ``>line`` / ``>K line`` keeps the next line / ``K`` lines of the old text, each indented
+  one level (two spaces) deeper; ``<`` one level shallower. ``line`` is the first of them as
+  it reads now. A wrapper that appeared or went (a panel opening beside the app's content)
+  moves what it holds one level, nothing else;
+* each marker is followed directly by the snapshot line with its indent.
 
-When most of the screen changed — more than half of the new text's lines are added or
-changed (a new app, a new screen), or the diff would be no shorter than the text — the
-whole text comes instead, after a one-line note ``# new screen (full text)``.
-:func:`apply` returns that text as it is.
+**Windows.** Each top-level line (the screen line, a window header) starts a window; the
+diff compares the windows of both texts by their headers. A window that keeps less than
+:data:`FALLBACK` of the lines of its smaller side (old or new; equal or moved a level) is
+shown whole (its old body removed, its new body added as a block); unchanged windows (the
+status and navigation bars under a new app screen) are left out. When no window is left in
+part or whole — a new screen — or the diff would be no shorter than the text, the whole
+text comes after the new-screen note, and :func:`apply` returns it as it is.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections import deque
+from collections.abc import Mapping
 
-__all__ = ["DIFF_HEAD", "FULL_NOTE", "DiffError", "apply", "diff", "is_diff"]
+__all__ = [
+    "BLOCK",
+    "DIFF_HEAD",
+    "FALLBACK",
+    "FULL_NOTE",
+    "KEEP",
+    "DiffError",
+    "History",
+    "apply",
+    "diff",
+    "full_note",
+    "is_diff",
+]
 
-#: How a diff's first line starts.
+#: How an unnumbered diff's first line starts.
 DIFF_HEAD = "# diff: "
-#: The first line of a "diff" that is the whole new text.
+#: The first line of an unnumbered "diff" that is the whole new text.
 FULL_NOTE = "# new screen (full text)"
-#: When more than this share of the new text's lines are added or changed, the screen is
-#: new: the whole text is given instead of a diff.
-FALLBACK = 0.5
+#: A window that keeps (equal, or moved a level) less than this share of the lines of its
+#: smaller side, old or new, is new: it comes whole.
+FALLBACK = 1 / 3
+#: Added lines in a row written as one ``+K`` block (fewer: one ``+`` each).
+BLOCK = 3
+#: Observations a :class:`History` keeps as bases for later diffs.
+KEEP = 8
+#: Earlier observations actually diffed against (those sharing the most lines).
+TRIES = 3
 
 _REF = re.compile(r" \[ref=([0-9]+)\]")
 _REF_ALL = re.compile(r"\[ref=([0-9]+)\]")
 _HUNK = re.compile(r"@([1-9][0-9]*)(?: (.*))?")
-_REMOVE = re.compile(r"-([1-9][0-9]*)?(.*)", re.DOTALL)
+_MARK = re.compile(r"([-<>])([1-9][0-9]*)?(.*)", re.DOTALL)
+_BLOCK_MARK = re.compile(r"\+([1-9][0-9]*)")
+_HEAD = re.compile(
+    r"# (?:diff: |new screen \(full text\)$|snapshot ([1-9][0-9]*)"
+    r"(?:, diff(?: from snapshot ([1-9][0-9]*))?: |: new screen \(full text\)$))"
+)
+_BARS = ("- status bar", "- navigation bar")
 
 
 class DiffError(ValueError):
     """A diff that does not apply to the text it was given."""
+
+
+def full_note(number: int | None = None) -> str:
+    """The first line of a "diff" that is the whole new text (numbered by a History)."""
+    return FULL_NOTE if number is None else f"# snapshot {number}: new screen (full text)"
+
+
+def _head(number: int | None, base: int | None) -> str:
+    if number is None:
+        return DIFF_HEAD
+    if base is None:
+        return f"# snapshot {number}, diff: "
+    return f"# snapshot {number}, diff from snapshot {base}: "
 
 
 def _depth(line: str) -> int:
@@ -76,7 +130,7 @@ def _role(line: str) -> str:
 
 def _parent(lines: list[str], i: int) -> str:
     """The line above ``lines[i]`` that it is nested in, without indent (``""``: none)."""
-    if not lines[i].startswith(" "):
+    if i >= len(lines) or not lines[i].startswith(" "):
         return ""
     d = _depth(lines[i])
     for k in range(i - 1, -1, -1):
@@ -85,7 +139,113 @@ def _parent(lines: list[str], i: int) -> str:
     return ""
 
 
-def _block(old: list[str], new: list[str]) -> list[tuple[str, str]]:
+# --- what changed: operations on line ranges -----------------------------------------------
+# (tag, i1, i2, j1, j2): old lines a[i1:i2] become new lines b[j1:j2]. Tags: "replace",
+# "insert", "delete" (paired line by line), "whole" (all removed, all added), ">" and "<"
+# (the same lines, one level deeper / shallower).
+
+Op = tuple[str, int, int, int, int]
+
+
+def _windows(lines: list[str]) -> list[tuple[int, int]]:
+    """``[(start, end)]``: each top-level line with the indented lines under it."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        j = i + 1
+        while j < len(lines) and lines[j].startswith(" "):
+            j += 1
+        out.append((i, j))
+        i = j
+    return out
+
+
+def _identity(line: str) -> str:
+    """What names a window across snapshots: its header, without a condensed bar's items."""
+    if line.startswith("#"):
+        return "#"
+    if line.startswith(_BARS):
+        return line.split(": ", 1)[0]
+    return line
+
+
+def _shifted(a: list[str], b: list[str], i: int, j: int, n: int) -> list[Op]:
+    """Split a run of lines equal but for their indent into equal and moved pieces."""
+    out: list[Op] = []
+    k = 0
+    while k < n:
+        delta = _depth(b[j + k]) - _depth(a[i + k])
+        e = k + 1
+        while e < n and _depth(b[j + e]) - _depth(a[i + e]) == delta:
+            e += 1
+        tag = "=" if delta == 0 else ">" if delta == 1 else "<" if delta == -1 else "replace"
+        out.append((tag, i + k, i + e, j + k, j + e))
+        k = e
+    return out
+
+
+def _line_ops(a: list[str], b: list[str], x1: int, x2: int, y1: int, y2: int) -> list[Op]:
+    """Line operations turning ``a[x1:x2]`` into ``b[y1:y2]``, lines compared without their
+    indent (a run that only moved a level is one ``>``/``<``). Equal runs are ``"="``."""
+    ka = [s.lstrip(" ") for s in a[x1:x2]]
+    kb = [s.lstrip(" ") for s in b[y1:y2]]
+    sm = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
+    out: list[Op] = []
+    i = j = 0
+    for bi, bj, n in sm.get_matching_blocks():
+        if i < bi or j < bj:
+            tag = "replace" if i < bi and j < bj else "delete" if i < bi else "insert"
+            out.append((tag, x1 + i, x1 + bi, y1 + j, y1 + bj))
+        if n:
+            out.extend(_shifted(a, b, x1 + bi, y1 + bj, n))
+        i, j = bi + n, bj + n
+    merged: list[Op] = []
+    for op in out:  # "replace" pieces of moved runs join their neighbours
+        if merged and op[0] == "replace" and merged[-1][0] in ("replace", "insert", "delete"):
+            p = merged.pop()
+            op = ("replace", p[1], op[2], p[3], op[4])
+        merged.append(op)
+    return merged
+
+
+def _ops(a: list[str], b: list[str], fallback: float) -> tuple[list[Op], bool]:
+    """The operations turning ``a`` into ``b``, and whether any window is kept in part or
+    whole (False: a new screen)."""
+    wa, wb = _windows(a), _windows(b)
+    sm = difflib.SequenceMatcher(
+        None, [_identity(a[s]) for s, _ in wa], [_identity(b[s]) for s, _ in wb], autojunk=False
+    )
+    ops: list[Op] = []
+    kept = False
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "equal":
+            x1 = wa[i1][0] if i1 < len(wa) else len(a)
+            x2 = wa[i2 - 1][1] if i2 > i1 else x1
+            y1 = wb[j1][0] if j1 < len(wb) else len(b)
+            y2 = wb[j2 - 1][1] if j2 > j1 else y1
+            ops.append(("whole", x1, x2, y1, y2))
+            continue
+        for (x1, x2), (y1, y2) in zip(wa[i1:i2], wb[j1:j2], strict=True):
+            window = b[y1:y2]
+            if a[x1:x2] == window:
+                kept = kept or not window[0].startswith("#")
+                continue
+            local = _line_ops(a, b, x1, x2, y1, y2)
+            same = sum(o[4] - o[3] for o in local if o[0] in ("=", ">", "<"))
+            if same >= fallback * min(x2 - x1, y2 - y1) or y2 - y1 == 1:
+                kept = kept or (not window[0].startswith("#") and same > 0)
+                ops.extend(o for o in local if o[0] != "=")
+            elif a[x1] == b[y1]:  # the same header: the body comes whole
+                ops.append(("whole", x1 + 1, x2, y1 + 1, y2))
+            else:
+                ops.append(("whole", x1, x2, y1, y2))
+    return ops, kept
+
+
+# --- writing and reading the hunks ---------------------------------------------------------
+
+
+def _pair(old: list[str], new: list[str]) -> list[tuple[str, str]]:
     """Markers for old lines ``old`` becoming ``new``: pairs of (marker, line)."""
     out: list[tuple[str, str]] = []
     later = {}
@@ -135,105 +295,235 @@ def _ranges(refs: list[int]) -> str:
     return ", ".join(out)
 
 
-def _write(marks: list[tuple[str, str]], counts: list[int], gone: set[str]) -> list[str]:
-    """Body lines; runs of removed lines become ``-N first``; refs they held go to ``gone``."""
-    out: list[str] = []
-    k = 0
-    while k < len(marks):
-        m, line = marks[k]
-        if m != "-":
-            out.append(m + line)
-            counts[0 if m == "+" else 2] += 1
-            k += 1
-            continue
-        run = k
-        while run < len(marks) and marks[run][0] == "-":
-            gone.update(_REF_ALL.findall(marks[run][1]))
-            run += 1
-        n = run - k
-        counts[1] += n
-        out.append(("-" if n == 1 else f"-{n}") + line)
-        k = run
-    return out
+class _Writer:
+    """Body lines and the counts for the head line."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.added = self.removed = self.changed = self.moved = 0
+        self.gone: set[str] = set()
+
+    def marks(self, marks: list[tuple[str, str]]) -> None:
+        """Runs of removed lines become ``-K first``, runs of added ones ``+K`` blocks."""
+        out = self.out
+        k = 0
+        while k < len(marks):
+            m, line = marks[k]
+            run = k
+            while run < len(marks) and marks[run][0] == m and m != "~":
+                run += 1
+            n = max(1, run - k)
+            if m == "~":
+                out.append("~" + line)
+                self.changed += 1
+            elif m == "-":
+                for _, gone in marks[k : k + n]:
+                    self.gone.update(_REF_ALL.findall(gone))
+                out.append(("-" if n == 1 else f"-{n}") + line)
+                self.removed += n
+            elif n >= BLOCK:
+                out.append(f"+{n}")
+                out.extend(line for _, line in marks[k : k + n])
+                self.added += n
+            else:
+                out.extend("+" + line for _, line in marks[k : k + n])
+                self.added += n
+            k += n
+
+    def op(self, a: list[str], b: list[str], op: Op) -> None:
+        tag, i1, i2, j1, j2 = op
+        if tag in (">", "<"):
+            n = i2 - i1
+            self.out.append(tag + ("" if n == 1 else str(n)) + b[j1])
+            self.moved += n
+        elif tag == "whole":
+            self.marks([("-", s) for s in a[i1:i2]] + [("+", s) for s in b[j1:j2]])
+        else:
+            self.marks(_pair(a[i1:i2], b[j1:j2]))
 
 
-def diff(old: str, new: str, *, fallback: float = FALLBACK) -> str:
+def diff(
+    old: str,
+    new: str,
+    *,
+    fallback: float = FALLBACK,
+    number: int | None = None,
+    base: int | None = None,
+) -> str:
     """The diff from snapshot text ``old`` to ``new`` (see the module docs).
 
-    When more than ``fallback`` of the lines of ``new`` are added or changed, or the diff
-    is no shorter than ``new``, the result is :data:`FULL_NOTE` and the whole of ``new``.
+    ``number`` is the new observation's number (the head says ``# snapshot N``), ``base``
+    that of the observation ``old`` is (``None``: the previous snapshot). A window that
+    keeps less than ``fallback`` of the lines of its smaller side comes whole; when no window
+    is kept in part or whole, or the diff is no shorter than ``new``, the result is the
+    new-screen note and the whole of ``new``.
     """
+    whole = full_note(number) + ("\n" + new if new else "")
     a = old.split("\n") if old else []
     b = new.split("\n") if new else []
-    if any(line[:1].isdigit() for line in a):
-        # not snapshot text (its lines start with a space, "-" or "#"): "-N" would be ambiguous
-        return FULL_NOTE + ("\n" + new if new else "")
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    body: list[str] = []
-    counts = [0, 0, 0]  # added, removed, changed
-    gone: set[str] = set()
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        context = _parent(b, j1) if j1 < j2 else _parent(a, i1)
-        body.append(f"@{i1 + 1}" + (f" {context}" if context else ""))
-        body.extend(_write(_block(a[i1:i2], b[j1:j2]), counts, gone))
-    if not body:
-        return DIFF_HEAD + "no change"
-    head = f"{DIFF_HEAD}{counts[0]} added, {counts[1]} removed, {counts[2]} changed"
-    if gone:
-        gone -= set(_REF_ALL.findall(new))  # moved, not gone
+    if any(line[:1].isdigit() for line in a) or any(line[:1].isdigit() for line in b):
+        # not snapshot text (its lines start with a space, "-" or "#"): "-K", "+K" would be
+        # ambiguous
+        return whole
+    ops, kept = _ops(a, b, fallback)
+    if not ops:
+        return _head(number, base) + "no change"
+    if not kept:
+        return whole
+    w = _Writer()
+    end = -1
+    for op in ops:
+        if op[1] != end:  # a new hunk (ops that touch continue the same one)
+            j1 = op[3]
+            context = _parent(b, j1) if j1 < op[4] else _parent(a, op[1])
+            w.out.append(f"@{op[1] + 1}" + (f" {context}" if context else ""))
+        w.op(a, b, op)
+        end = op[2]
+    counts = (w.added, "added"), (w.removed, "removed"), (w.changed, "changed"), (w.moved, "moved")
+    head = _head(number, base) + ", ".join(f"{n} {what}" for n, what in counts if n)
+    gone = w.gone - set(_REF_ALL.findall(new))  # moved, not gone
     if gone:
         head += "; gone: ref" + ("s " if len(gone) > 1 else " ") + _ranges(sorted(map(int, gone)))
-    text = head + "\n" + "\n".join(body)
-    if counts[0] + counts[2] > fallback * len(b) or len(text) >= len(new):
-        return FULL_NOTE + ("\n" + new if new else "")
-    return text
+    text = head + "\n" + "\n".join(w.out)
+    return whole if len(text) >= len(new) else text
 
 
 def is_diff(text: str) -> bool:
     """Whether ``text`` is a diff (or the full-text fallback) rather than a snapshot."""
-    return text.startswith(DIFF_HEAD) or text == FULL_NOTE or text.startswith(FULL_NOTE + "\n")
+    return _HEAD.match(text.split("\n", 1)[0]) is not None
 
 
-def apply(patch: str, old: str) -> str:
-    """The new text: ``patch`` (from :func:`diff`) applied to the previous text ``old``.
+def _base_text(m: re.Match[str], old: str | Mapping[int, str]) -> str:
+    if isinstance(old, str):
+        return old
+    number, base = m.group(1), m.group(2)
+    want = int(base) if base else int(number) - 1 if number else None
+    if want is None or want not in old:
+        which = f"snapshot {want}" if want else "the previous snapshot"
+        raise DiffError(f"the diff is taken against {which}, which is not among the texts given")
+    return old[want]
 
-    Raises :class:`DiffError` when the patch is malformed or does not fit ``old``.
+
+def apply(patch: str, old: str | Mapping[int, str]) -> str:
+    """The new text: ``patch`` (from :func:`diff`) applied to the text it was taken against.
+
+    ``old`` is that text, or the texts of earlier observations by number (a
+    :class:`History`'s :meth:`~History.texts`): a diff ``from snapshot M`` takes ``old[M]``,
+    one of the previous snapshot ``old[N - 1]``. Raises :class:`DiffError` when the patch is
+    malformed or does not fit.
     """
-    if patch == FULL_NOTE or patch.startswith(FULL_NOTE + "\n"):
-        return patch[len(FULL_NOTE) + 1 :]
+    first, _, rest = patch.partition("\n")
+    m = _HEAD.match(first)
+    if m is None:
+        raise DiffError("not a snapshot diff: it does not start with '# diff: ' or '# snapshot N'")
+    if first.endswith("new screen (full text)"):
+        return rest
+    base = _base_text(m, old)
+    a = base.split("\n") if base else []
     lines = patch.split("\n")
-    if not lines[0].startswith(DIFF_HEAD):
-        raise DiffError("not a snapshot diff: it does not start with '# diff: '")
-    a = old.split("\n") if old else []
     out: list[str] = []
     cur = 0
-    for no, line in enumerate(lines[1:], 2):
+    no = 1
+    while no < len(lines):
+        line = lines[no]
+        no += 1
         if line.startswith("@"):
-            m = _HUNK.fullmatch(line)
-            if m is None:
+            h = _HUNK.fullmatch(line)
+            if h is None:
                 raise DiffError(f"line {no}: a malformed hunk line {line[:40]!r}")
-            at = int(m.group(1)) - 1
+            at = int(h.group(1)) - 1
             if at < cur or at > len(a):
                 raise DiffError(f"line {no}: hunk at line {at + 1} does not fit the text")
             out.extend(a[cur:at])
             cur = at
         elif line.startswith("+"):
-            out.append(line[1:])
+            block = _BLOCK_MARK.fullmatch(line)
+            if block is None:
+                out.append(line[1:])
+                continue
+            n = int(block.group(1))
+            if no + n > len(lines):
+                raise DiffError(f"line {no}: a block of {n} lines that the diff does not hold")
+            out.extend(lines[no : no + n])
+            no += n
         elif line.startswith("~"):
             if cur >= len(a):
                 raise DiffError(f"line {no}: changes a line past the end of the text")
             out.append(line[1:])
             cur += 1
-        elif line.startswith("-"):
-            m = _REMOVE.fullmatch(line)
-            assert m is not None
-            n = int(m.group(1) or 1)
-            if cur + n > len(a) or a[cur] != m.group(2):
-                raise DiffError(f"line {no}: removes lines that are not in the text")
+        elif line[:1] in ("-", ">", "<"):
+            r = _MARK.fullmatch(line)
+            assert r is not None
+            mark, n, shown = r.group(1), int(r.group(2) or 1), r.group(3)
+            if cur + n > len(a):
+                raise DiffError(f"line {no}: {mark} past the end of the text")
+            run = a[cur : cur + n]
+            if mark == ">":
+                run = ["  " + s for s in run]
+            elif mark == "<":
+                if not all(s.startswith("  ") for s in run):
+                    raise DiffError(f"line {no}: '<' on lines that are not indented")
+                run = [s[2:] for s in run]
+            if (a[cur] if mark == "-" else run[0]) != shown:
+                raise DiffError(f"line {no}: {mark} names lines that are not in the text")
+            if mark != "-":
+                out.extend(run)
             cur += n
         else:
-            raise DiffError(f"line {no}: a line that starts with none of @ + ~ -: {line[:40]!r}")
+            raise DiffError(f"line {no}: a line that starts with none of @+~-><: {line[:40]!r}")
     out.extend(a[cur:])
     return "\n".join(out)
+
+
+class History:
+    """What one reader was shown, so that each observation can be a diff.
+
+    Every :meth:`observe` gets the next number, ``1, 2, …``, which its first line shows; the
+    last :data:`KEEP` observed texts are kept. An observation is a diff against the previous
+    text the reader saw (an observation, or a whole text :meth:`seen` outside the history) or
+    against an earlier observation when that gives a shorter diff (the screen came back).
+    """
+
+    def __init__(self, keep: int = KEEP, *, fallback: float = FALLBACK) -> None:
+        if keep < 1:
+            raise ValueError(f"keep must be at least 1, not {keep}")
+        #: the number of the last observation (0: none yet)
+        self.number = 0
+        self.fallback = fallback
+        self._texts: deque[tuple[int, str]] = deque(maxlen=keep)
+        self._previous: str | None = None
+        self._previous_number: int | None = None
+
+    def seen(self, text: str) -> None:
+        """The reader was shown ``text`` whole, outside the history (a plain snapshot): the
+        next diff is taken against it, or against an earlier observation."""
+        self._previous = text
+        self._previous_number = None
+
+    def texts(self) -> dict[int, str]:
+        """The kept observations' texts by number (what :func:`apply` needs)."""
+        return dict(self._texts)
+
+    def observe(self, text: str) -> tuple[int, str]:
+        """The next observation of the screen whose whole text is ``text``: its number and
+        what to show (a diff, or the whole text after the new-screen note)."""
+        n = self.number + 1
+        best: str | None = None
+        if self._previous is not None:
+            d = diff(self._previous, text, fallback=self.fallback, number=n)
+            if not d.startswith(full_note(n)):
+                best = d
+        lines = set(text.split("\n"))
+        older = [(m, t) for m, t in reversed(self._texts) if m != self._previous_number]
+        older.sort(key=lambda mt: -len(lines.intersection(mt[1].split("\n"))))
+        for m, t in older[:TRIES]:
+            d = diff(t, text, fallback=self.fallback, number=n, base=m)
+            if not d.startswith(full_note(n)) and (best is None or len(d) < len(best)):
+                best = d
+        if best is None:
+            best = full_note(n) + ("\n" + text if text else "")
+        self._texts.append((n, text))
+        self._previous = text
+        self._previous_number = n
+        self.number = n
+        return n, best

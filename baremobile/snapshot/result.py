@@ -23,8 +23,9 @@ class Snapshot:
     * :attr:`width`, :attr:`height`, :attr:`rotation` — the screen as the dump saw it;
     * :attr:`package` — the foreground app (the main app window, not system UI or keyboard);
     * :attr:`truncated` / :attr:`truncation` — whether and what a limit cut from the text;
-    * :attr:`is_diff` — whether :attr:`text` is a diff against the previous snapshot
+    * :attr:`is_diff` — whether :attr:`text` is a diff against a snapshot seen before
       (``page.snapshot(diff=True)``); :attr:`full_text` is the whole screen either way;
+      :attr:`number` is the observation's number in its :class:`~.diff.History`;
     * :attr:`notes` — what the snapshot says about itself (``web: …`` when a page could not
       be read), each a ``# …`` line at the end of :attr:`text` (the grammar's parser skips
       them; they are not in :attr:`full_text`, so diffs never show them as changes).
@@ -41,6 +42,7 @@ class Snapshot:
         "truncation",
         "is_diff",
         "notes",
+        "number",
         "_full",
     )
 
@@ -67,6 +69,8 @@ class Snapshot:
         #: True when :attr:`text` is a diff (see :mod:`baremobile.snapshot.diff`)
         self.is_diff = False
         self.notes: tuple[str, ...] = ()
+        #: the observation's number when :meth:`diff_from` took it through a History
+        self.number: int | None = None
         self._full: str | None = None if truncation is not None else text
 
     @property
@@ -81,20 +85,31 @@ class Snapshot:
         """The window headers (top-level lines), in order."""
         return [w for w in self.tree.children if isinstance(w, Window)]
 
-    def diff_from(self, previous: str | None, *, max_chars: int | None = None) -> Snapshot:
-        """This snapshot with a diff against ``previous`` (a full text) as its :attr:`text`.
+    def diff_from(
+        self, previous: str | _diff.History | None, *, max_chars: int | None = None
+    ) -> Snapshot:
+        """This snapshot with a diff as its :attr:`text`.
 
-        With no previous text, or when most of the screen changed, the text is the whole
-        screen after the note ``# new screen (full text)``. A diff longer
-        than ``max_chars`` gives way to the whole screen cut to ``max_chars``.
+        ``previous`` is the whole text of a snapshot the reader saw, or a
+        :class:`~baremobile.snapshot.diff.History` of what it saw (the diff is then numbered,
+        may be taken against an earlier observation, and is recorded; :attr:`number` is set).
+        With nothing before, or when the screen is new, the text is the whole screen after
+        the new-screen note. A diff longer than ``max_chars`` gives way to the whole screen
+        cut to ``max_chars``.
         """
         full = self.full_text
-        text = _diff.diff(previous, full) if previous is not None else _diff.FULL_NOTE + "\n" + full
+        number = None
+        if isinstance(previous, _diff.History):
+            number, text = previous.observe(full)
+        elif previous is not None:
+            text = _diff.diff(previous, full)
+        else:
+            text = _diff.full_note() + "\n" + full
         truncation = None
         if max_chars is not None and len(text) > max_chars:
-            budget = max(1, max_chars - len(_diff.FULL_NOTE) - 1)
-            cut = render_report(self.tree, max_chars=budget)
-            text = _diff.FULL_NOTE + "\n" + cut.text
+            note = _diff.full_note(number)
+            cut = render_report(self.tree, max_chars=max(1, max_chars - len(note) - 1))
+            text = note + "\n" + cut.text
             truncation = cut.truncation
         out = Snapshot(
             text,
@@ -107,6 +122,7 @@ class Snapshot:
             truncation=truncation,
         )
         out.is_diff = True
+        out.number = number
         out._full = full
         out.add_notes(self.notes, max_chars)
         return out

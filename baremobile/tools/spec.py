@@ -162,17 +162,27 @@ def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]
 # ---------------------------------------------------------------------------------------
 
 
-#: page → the whole text of the last snapshot a tool showed the model: what its next diff
-#: is taken against (snapshots the tools take for themselves do not count)
-_SEEN: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+#: page → what the tools showed the model of it (a diff History): what its next diff is
+#: taken against (snapshots the tools take for themselves do not count)
+_SEEN: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _seen(page: Any) -> Any:
+    from baremobile.snapshot.diff import History
+
+    seen = _SEEN.get(page)
+    if seen is None:
+        seen = _SEEN[page] = History()
+    return seen
 
 
 def observe_snapshot(ctx: Any, *, diff: bool) -> Any:
-    """A fresh snapshot of the page; with ``diff``, as a diff against the last one the model
-    was shown (or the whole screen after the new-screen note)."""
+    """A fresh snapshot of the page; with ``diff``, as a diff against a snapshot the model
+    was shown (the last one, or an earlier one the screen came back to), or the whole screen
+    after the new-screen note."""
     snap = ctx.page.snapshot()
     if diff:
-        snap = snap.diff_from(_SEEN.get(ctx.page))
+        snap = snap.diff_from(_seen(ctx.page))
     return snap
 
 
@@ -182,13 +192,13 @@ def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any
     diff longer than ``max_chars`` gives way to the cut full text, after the new-screen
     note."""
     from baremobile.snapshot import render_report
-    from baremobile.snapshot.diff import FULL_NOTE
+    from baremobile.snapshot.diff import full_note
 
     text = snap.text
     truncated = False
     if max_chars is not None and len(text) > max_chars:
         total = len(snap.full_text)
-        head = FULL_NOTE + "\n" if snap.is_diff else ""
+        head = full_note(snap.number) + "\n" if snap.is_diff else ""
         more = (f" — {total} chars in all: call snapshot with max_chars={total} for "
                 "everything, or scroll, or find")
         notes = "".join(f"\n# {n}" for n in snap.notes)  # a page that could not be read
@@ -198,7 +208,8 @@ def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any
             snap.tree, max_chars=max(1, max_chars - len(more) - len(head) - len(notes)))
         text = head + rendered.text + (more if rendered.truncation is not None else "") + notes
         truncated = rendered.truncation is not None
-    _SEEN[ctx.page] = snap.full_text
+    if snap.number is None:  # shown whole: the next diff is taken against it
+        _seen(ctx.page).seen(snap.full_text)
     return {"snapshot": text, "package": snap.package, "refs": len(snap.refs),
             "truncated": truncated}
 
@@ -493,10 +504,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         "shows below it, one element per line; elements you can act on carry [ref=N] (one "
         "with nothing else to name it shows its id, #name). Call it first, and again after "
         "anything changes the screen. An element keeps its ref while it stays on screen; a "
-        "ref whose element is gone is refused. diff=true shows only the lines that changed "
-        "since the previous snapshot ('+' added, '-' removed, '~' changed, under '@N parent' "
-        "lines), or the whole screen after a note when most of it is new. Long screens are "
-        "cut at max_chars with a note saying how to see the rest.",
+        "ref whose element is gone is refused (one that comes back gets its ref back). "
+        "diff=true numbers each snapshot and shows only what changed since the previous one, "
+        "or since an earlier one the screen is back to ('# snapshot 7, diff from snapshot "
+        "3'): '+' added ('+K': the K lines below), '-' removed, '~' changed, '>'/'<' moved a "
+        "level in/out, after '@N parent' lines; new windows come whole. Long screens are cut "
+        "at max_chars with a note saying how to see the rest.",
         {"diff": {"type": "boolean",
                   "description": "only what changed since the previous snapshot (default "
                                  "false)"},
