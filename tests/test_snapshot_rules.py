@@ -233,6 +233,38 @@ def test_a_stateful_wrapper_repeating_its_child_state_collapses():
     assert snap_text(tab) == "- Image [ref=1] (Grid) [selected]"
 
 
+def test_a_selected_node_shows_it_once_for_its_children():
+    """ViewGroup.dispatchSetSelected selects every child of a selected view: under a line
+    that shows [selected], the children's say nothing more (a tab's icon and title)."""
+    tab = node(
+        LL,
+        (0, 0, 100, 100),
+        node(IMG, (0, 0, 100, 50), selected=True),
+        node(TV, (0, 50, 100, 100), text="首页", selected=True),
+        clickable=True,
+        selected=True,
+    )
+    # the icon was kept only for its state: it goes, and the title folds into the tab
+    assert snap_text(tab) == '- Group [ref=1] "首页" [selected]'
+    row = node(
+        LL,
+        (0, 0, 1080, 100),
+        node(TV, (0, 0, 500, 100), text="Inbox", selected=True),
+        node(TV, (500, 0, 1080, 100), text="3", selected=True),
+        selected=True,
+    )
+    assert snap_text(row) == '- Group [selected]\n  - Text "Inbox"\n  - Text "3"'
+    # not under a selected line: a selected label still says which one is chosen (a
+    # segmented control whose current choice is not clickable)
+    seg = node(
+        LL,
+        (0, 0, 1080, 100),
+        node(TV, (0, 0, 500, 100), text="日程", selected=True),
+        node(TV, (500, 0, 1080, 100), text="重要日", clickable=True),
+    )
+    assert snap_text(seg) == '- Text "日程" [selected]\n- Text [ref=1] "重要日"'
+
+
 def test_desc_omitted_when_equal_to_text():
     xml = node(BTN, (0, 0, 10, 10), text="OK", desc="OK", clickable=True)
     assert snap_text(xml) == '- Button [ref=1] "OK"'

@@ -6,9 +6,10 @@ import pytest
 
 from baremobile import connect
 from baremobile.snapshot import from_xml, parse, render
-from tests.snapshot_helpers import corpus_dir, corpus_files, dump, node, recall
+from tests.snapshot_helpers import body, corpus_dir, corpus_files, dump, node, recall
 
 FL = "android.widget.FrameLayout"
+LL = "android.widget.LinearLayout"
 TV = "android.widget.TextView"
 BTN = "android.widget.Button"
 IMG = "android.widget.ImageView"
@@ -190,6 +191,34 @@ def test_bare_refs_show_their_id_and_nothing_else_does():
     )
     assert parse(snap.text).children[0].children[0].id_name == "send_button"
     assert snap.find(resource_id="send_button")[0].ref == 1
+
+
+def test_a_bare_ref_without_an_id_takes_that_of_the_icon_it_holds():
+    """The first pruned descendant with a readable id names a bare ref that has none (an
+    icon button whose ImageView carries the id); never a labelled ref or one with an id."""
+    icon = node(IMG, (10, 10, 90, 90), rid="com.app:id/title_bar_img")
+    xml = dump(node(
+        FL,
+        (0, 0, 1080, 2400),
+        node(LL, (0, 0, 100, 100), node(FL, (0, 0, 100, 100),
+                                        node(IMG, (5, 5, 95, 95), rid="com.app:id/(x)"), icon),
+             clickable=True),
+        node(LL, (0, 100, 100, 200), icon.replace("title_bar_img", "inner"), clickable=True,
+             rid="com.app:id/own"),
+        node(LL, (0, 200, 100, 300), icon.replace("title_bar_img", "star"), clickable=True,
+             desc="Favourite"),
+        node(LL, (0, 300, 100, 400), node(IMG, (0, 300, 100, 400), clickable=True,
+                                          rid="com.app:id/nested")),
+        package="com.app",
+    ))
+    snap = from_xml(xml)
+    assert body(snap.text) == (
+        "- Group [ref=1] #title_bar_img\n"
+        "- Group [ref=2] #own\n"
+        "- Group [ref=3] (Favourite)\n"
+        "- Image [ref=4] #nested"
+    )
+    assert snap.refs[1].resource_id == ""  # the line names it; its own id is still none
 
 
 # --- on the virtual phone and the corpus ---------------------------------------------------

@@ -53,7 +53,7 @@ from typing import Any
 from baremobile.errors import DumpTooLarge, InvalidDump
 from baremobile.snapshot import roles
 from baremobile.snapshot.layout import Getter, attr, attr_dict, layout
-from baremobile.snapshot.refs import parse_bounds
+from baremobile.snapshot.refs import id_name, parse_bounds
 from baremobile.snapshot.tree import Node
 
 __all__ = [
@@ -90,6 +90,8 @@ ECHO_LABEL_MAX = 2048
 #   6 ClassInfo for nodes, the tag name for other elements
 #   7 True when an ancestor carries a ref       8 a label hidden in a dropped descendant
 #     (for <display> and <displays>: the display id outside it)
+#   9 the attribute getter of the node's layout   10 (nodes in a ref) the resource id of the
+#     first dropped descendant
 # An unknown element pushes its parent's frame again (the very same list), so it is
 # transparent: its children see their real parent and add to its kids.
 
@@ -142,6 +144,19 @@ def _dedup(kids: list[Node]) -> list[Node]:
         if out is not None:
             out.append(k)
     return kids if out is None else out
+
+
+def _unselect(kids: list[Node]) -> list[Node]:
+    out: list[Node] = []
+    for k in kids:
+        st = k.states
+        if "selected" in st:
+            st = tuple(s for s in st if s != "selected")
+            if not (st or k.ref is not None or k.text or k.desc or k.children):
+                continue
+            k.states = st
+        out.append(k)
+    return out
 
 
 def _drop_echoes(
@@ -255,6 +270,9 @@ class PruneState:
         self.windows: list[WindowInfo] = []
         #: the ``- Window`` nodes of a ``--windows`` dump, in closing order
         self.window_nodes: list[Node] = []
+        #: id(ref node) → the resource id of its first dropped descendant (an empty leaf): what
+        #: names a ref that has no id, label or labelled descendant of its own
+        self.hidden_ids: dict[int, str] = {}
         #: ``rotation`` of the (first) hierarchy
         self.rotation = 0
         #: the document element's name once seen
@@ -301,6 +319,7 @@ class PruneState:
         ccache = roles._CACHE
         class_info = roles.class_info
         window_nodes = self.window_nodes
+        hidden_ids = self.hidden_ids
         nref = 0
         max_refs = self.max_refs
         budget = self.max_elements  # elements still accepted
@@ -476,6 +495,7 @@ class PruneState:
                     p[7] or p[2] != 0,
                     None,
                     get_end,
+                    None,
                 ]
             )
 
@@ -483,7 +503,7 @@ class PruneState:
             if name != "node":
                 other_end(name)
                 return
-            a, vis, ref, kids, _, _, ci, inref, hidden, fields = stack.pop()
+            a, vis, ref, kids, _, _, ci, inref, hidden, fields, hidden_id = stack.pop()
             pf = stack[-1]
             text, desc, checked, selected, focused, enabled, password, scrollable = fields(a)
             if vis is None:
@@ -532,6 +552,12 @@ class PruneState:
                         if not desc and not text:
                             desc = hint
             if kids:
+                if mask & 2 and (
+                    ref or text or desc or len(kids) > 1 or "selected" not in kids[0].states
+                ):
+                    # a selected node selects all of its children (ViewGroup.dispatchSetSelected):
+                    # theirs says nothing more, and a leaf kept only to show it goes
+                    kids = _unselect(kids)
                 if len(kids) > 1:
                     kids = _dedup(kids)
                 if (text or desc) and len(text) + len(desc) <= ECHO_LABEL_MAX:
@@ -546,10 +572,16 @@ class PruneState:
                 mask = 0  # the only child shows the same states: this wrapper adds nothing
             if not (ref or text or desc or mask):
                 if not kids:
-                    return  # an empty leaf
+                    # an empty leaf; its resource id may still name the ref it sits in
+                    if inref and pf[10] is None:
+                        rid = attr(a, "resource-id")
+                        pf[10] = rid if rid and id_name(rid) else hidden_id
+                    return
                 if ci.wrapper and (len(kids) == 1 or inref):
                     # a wrapper: replaced by its only child; inside a ref, by all of them
                     # (the whole subtree is one tap target, its sub-grouping says nothing)
+                    if hidden_id and inref and pf[10] is None:
+                        pf[10] = hidden_id
                     pk = pf[3]
                     if pk is None:
                         pf[3] = kids
@@ -587,6 +619,10 @@ class PruneState:
             node = Node(ci.role, ref or None, text, desc, st, kids, a, vis)  # type: ignore[arg-type]
             if ref:
                 refs[ref] = node
+                if hidden_id:
+                    hidden_ids[id(node)] = hidden_id
+            elif hidden_id and inref and pf[10] is None:
+                pf[10] = hidden_id
             pk = pf[3]
             if pk is None:
                 pf[3] = [node]

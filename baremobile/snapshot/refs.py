@@ -44,13 +44,15 @@ def _labelled_below(node: Node) -> bool:
     return False
 
 
-def label_bare_refs(nodes: Iterable[Node]) -> None:
+def label_bare_refs(nodes: Iterable[Node], hidden: dict[int, str] | None = None) -> None:
     """Give refs with no text, desc or labelled descendant their resource id's entry name
-    (``- Image [ref=4] #send_button``): ``Node.id_name``."""
+    (``- Image [ref=4] #send_button``): ``Node.id_name``. A ref without an id of its own
+    takes that of its first pruned descendant (``hidden``: ``id(node)`` → resource id), the
+    icon that fills the button."""
     for node in nodes:
         if node.text or node.desc or node.ref is None:
             continue
-        rid = node.attr("resource-id")
+        rid = node.attr("resource-id") or (hidden.get(id(node), "") if hidden else "")
         if rid and not _labelled_below(node):
             node.id_name = id_name(rid)
 

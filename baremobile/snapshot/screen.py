@@ -391,7 +391,7 @@ def build_snapshot(
         width = height = 0
         package = ""
         tops = []
-    label_bare_refs(refs.values())
+    label_bare_refs(refs.values(), st.hidden_ids)
     if tracker is not None:
         refs = tracker.assign(tops, refs, (width, height))
     tree = Node("", text=screen_text(width, height), children=tops)
