@@ -24,7 +24,9 @@ def test_bare_refs_get_their_id():
         b, a = bare_refs(snap)
         before, after = before + b, after + a
     assert before / refs > 0.10  # 342 of 3058 refs had nothing to read…
-    assert after / refs <= 0.055  # … 164 (5.4%) still have nothing: no resource id either
+    # … 159 (5.2%) still have nothing: no resource id, not even on a pruned descendant (the
+    # icon inside a button), and nothing else in the dump names them
+    assert after <= 159
 
 
 def test_tokens_against_the_js_original():
@@ -40,5 +42,6 @@ def test_tokens_against_the_js_original():
             continue
         ours += len(count(from_xml(path.read_bytes()).text))
         js += int(row["js_tokens_o200k"])
-    # measured 0.79x with the screen line, window headers and #ids (0.75x before them)
-    assert ours <= 0.8 * js
+    # measured 0.788x with the screen line, window headers and #ids (0.75x before them; 0.792x
+    # before a selected node's children stopped repeating [selected])
+    assert ours <= 0.789 * js
