@@ -190,6 +190,16 @@ def test_a_history_numbers_its_observations_and_finds_a_screen_seen_before():
         History(keep=0)
 
 
+def test_notes_after_a_diff_or_a_full_text_are_no_change():
+    """``# web: …`` lines a snapshot adds about itself (Snapshot.notes) end a diff's text;
+    apply skips them, as parse does."""
+    other = OLD.replace('"Settings"', '"Sound"')
+    d = diff(OLD, other) + "\n# web: the page navigated while it was read"
+    assert apply(d, OLD) == other
+    whole = full_note(3) + "\n" + other + "\n# web: x"
+    assert apply(whole, {}) == other
+
+
 def test_a_history_keeps_only_the_last_observations():
     h = History(keep=2)
     screens = [OLD.replace('"Settings"', f'"Screen {k}"') for k in range(4)]

@@ -54,7 +54,7 @@ def test_tools_snapshot_and_tap_a_web_ref(phone, page, web_pages):
     ok(tools.call(page, "tap", {"ref": ref_on(snap, '"Press me"')}))
     assert js(phone, "window.clicks") == 1
     diff = ok(tools.call(page, "snapshot", {"diff": True}))["snapshot"]
-    assert diff.startswith("# diff: ") and '"Pressed 1"' in diff  # only what changed
+    assert diff.startswith("# snapshot 1, diff: ") and '"Pressed 1"' in diff  # only what changed
 
 
 def test_eval_is_gated(phone, page, web_pages):

@@ -37,7 +37,9 @@ The grammar, line by line:
   one level (two spaces) deeper; ``<`` one level shallower. ``line`` is the first of them as
   it reads now. A wrapper that appeared or went (a panel opening beside the app's content)
   moves what it holds one level, nothing else;
-* each marker is followed directly by the snapshot line with its indent.
+* each marker is followed directly by the snapshot line with its indent; a line starting
+  with ``#`` after the first is a note the snapshot adds about itself (``# web: …``, see
+  :attr:`Snapshot.notes <baremobile.snapshot.result.Snapshot.notes>`), not a change.
 
 **Windows.** Each top-level line (the screen line, a window header) starts a window; the
 diff compares the windows of both texts by their headers. A window that keeps less than
@@ -417,7 +419,10 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
     if m is None:
         raise DiffError("not a snapshot diff: it does not start with '# diff: ' or '# snapshot N'")
     if first.endswith("new screen (full text)"):
-        return rest
+        lines = rest.split("\n")
+        while len(lines) > 1 and lines[-1].startswith("#"):
+            lines.pop()  # notes after the text (``# web: …``), not part of the screen
+        return "\n".join(lines)
     base = _base_text(m, old)
     a = base.split("\n") if base else []
     lines = patch.split("\n")
@@ -451,6 +456,8 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
                 raise DiffError(f"line {no}: changes a line past the end of the text")
             out.append(line[1:])
             cur += 1
+        elif line.startswith("#"):
+            continue  # a note the snapshot says about itself (``# web: …``), not a change
         elif line[:1] in ("-", ">", "<"):
             r = _MARK.fullmatch(line)
             assert r is not None

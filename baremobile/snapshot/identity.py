@@ -360,14 +360,15 @@ class RefTracker:
     def fork(self) -> RefTracker:
         """A copy to number a tree that may not be the one shown (the native pass of a
         screen whose web content is merged in a second pass): :meth:`adopt` it if it was."""
-        other = RefTracker()
-        other._prev, other._size = self._prev, self._size  # assign() replaces, never mutates
+        other = RefTracker(self._screens.maxlen or HISTORY)
+        # the remembered screens' entries are never changed by assign(), only the deque
+        other._screens = deque(self._screens, maxlen=self._screens.maxlen)
         other.next, other.gone = self.next, dict(self.gone)
         return other
 
     def adopt(self, fork: RefTracker) -> None:
         """Take the state of ``fork`` (:meth:`fork`): its tree was the one shown."""
-        self._prev, self._size, self.next, self.gone = fork._prev, fork._size, fork.next, fork.gone
+        self._screens, self.next, self.gone = fork._screens, fork.next, fork.gone
 
     def assign(
         self, tops: list[Node], refs: dict[int, Node], size: tuple[int, int]
