@@ -190,6 +190,21 @@ def test_a_history_numbers_its_observations_and_finds_a_screen_seen_before():
         History(keep=0)
 
 
+def test_earlier_observations_are_tried_only_on_texts_of_bounded_length(monkeypatch):
+    """A diff of thousands of look-alike lines can take seconds: past OLDER_MAX_LINES only
+    the previous text is diffed against."""
+    from baremobile.snapshot import diff as diff_mod
+
+    other = OLD.replace('"Settings"', '"Sound"')
+    for limit, head in ((100, "# snapshot 3, diff from snapshot 1: no change"),
+                        (5, "# snapshot 3, diff: 1 changed")):
+        monkeypatch.setattr(diff_mod, "OLDER_MAX_LINES", limit)
+        h = History()
+        h.observe(OLD)
+        h.observe(other)
+        assert h.observe(OLD)[1].split("\n")[0] == head
+
+
 def test_notes_after_a_diff_or_a_full_text_are_no_change():
     """``# web: …`` lines a snapshot adds about itself (Snapshot.notes) end a diff's text;
     apply skips them, as parse does."""

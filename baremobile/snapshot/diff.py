@@ -63,6 +63,8 @@ __all__ = [
     "FALLBACK",
     "FULL_NOTE",
     "KEEP",
+    "OLDER_MAX_LINES",
+    "TRIES",
     "DiffError",
     "History",
     "apply",
@@ -82,8 +84,12 @@ FALLBACK = 1 / 3
 BLOCK = 3
 #: Observations a :class:`History` keeps as bases for later diffs.
 KEEP = 8
-#: Earlier observations actually diffed against (those sharing the most lines).
+#: Earlier observations actually diffed against, at most (those most like the new text,
+#: and more like it than the previous text is).
 TRIES = 3
+#: Texts longer than this (in lines) are diffed against the previous text only: a diff of
+#: look-alike lines can take seconds at 5,000 lines; the corpus' longest screen has 139.
+OLDER_MAX_LINES = 2000
 
 _REF = re.compile(r" \[ref=([0-9]+)\]")
 _REF_ALL = re.compile(r"\[ref=([0-9]+)\]")
@@ -488,7 +494,10 @@ class History:
     Every :meth:`observe` gets the next number, ``1, 2, …``, which its first line shows; the
     last :data:`KEEP` observed texts are kept. An observation is a diff against the previous
     text the reader saw (an observation, or a whole text :meth:`seen` outside the history) or
-    against an earlier observation when that gives a shorter diff (the screen came back).
+    against an earlier observation when that gives a shorter diff (the screen came back):
+    the :data:`TRIES` kept ones most like the new text (lines kept, less lines removed), and
+    more like it than the previous text, are tried, for texts up to
+    :data:`OLDER_MAX_LINES` lines.
     """
 
     def __init__(self, keep: int = KEEP, *, fallback: float = FALLBACK) -> None:
@@ -516,14 +525,31 @@ class History:
         what to show (a diff, or the whole text after the new-screen note)."""
         n = self.number + 1
         best: str | None = None
+        lines = text.split("\n")
+        distinct = set(lines)
+
+        def likeness(old: str) -> int:  # lines kept, less lines to remove: a diff's size
+            other = set(old.split("\n"))
+            return len(distinct & other) - len(other - distinct)
+
+        score = None
         if self._previous is not None:
             d = diff(self._previous, text, fallback=self.fallback, number=n)
             if not d.startswith(full_note(n)):
                 best = d
-        lines = set(text.split("\n"))
-        older = [(m, t) for m, t in reversed(self._texts) if m != self._previous_number]
-        older.sort(key=lambda mt: -len(lines.intersection(mt[1].split("\n"))))
-        for m, t in older[:TRIES]:
+            score = likeness(self._previous)
+        # an earlier observation is worth a diff when it looks more like the new text than
+        # the previous text does (the screen came back to it); not on huge texts, where each
+        # diff can take seconds (hostile dumps)
+        older: list[tuple[int, int, str]] = []
+        if len(lines) <= OLDER_MAX_LINES:
+            for m, t in reversed(self._texts):
+                if m != self._previous_number:
+                    like = likeness(t)
+                    if score is None or like > score:
+                        older.append((like, m, t))
+        older.sort(key=lambda o: -o[0])
+        for _, m, t in older[:TRIES]:
             d = diff(t, text, fallback=self.fallback, number=n, base=m)
             if not d.startswith(full_note(n)) and (best is None or len(d) < len(best)):
                 best = d
