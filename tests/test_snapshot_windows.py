@@ -267,3 +267,32 @@ def test_corpus_windows(name, expected):
     snap = from_xml(CORPUS[name].read_bytes())
     assert [w.kind for w in snap.windows] == expected
     assert corpus_dir().is_dir()
+
+
+def test_naming_many_windows_is_not_quadratic():
+    """Each window was compared with every other (a 4,000-window dump took 15 s): only a
+    display's largest windows are candidates for a dialog's container now."""
+    import time
+
+    def many(n: int) -> bytes:
+        return dump(*(node(TV, (0, i % 2000, 100, i % 2000 + 1), text=f"t{i}",
+                           package="p.q") for i in range(n)))
+
+    def best(xml: bytes) -> float:
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            from_xml(xml)
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    small, large = many(500), many(2000)
+    assert len(from_xml(large).windows) == 2000
+    assert best(large) / best(small) < 8  # quadratic: ~16
+
+
+def test_a_dialog_inside_the_largest_of_many_app_windows_is_still_a_dialog():
+    tiny = [app((0, i, 10, i + 1), pkg="com.app", label=f"x{i}") for i in range(60)]
+    xml = dump(app(), *tiny, app((100, 800, 980, 1600), label="OK"))
+    got = kinds(xml)
+    assert got[0] == ("app", "com.app") and got[-1] == ("dialog", "com.app")

@@ -169,11 +169,41 @@ def _area(r: Rect) -> int:
     return max(0, r[2] - r[0]) * max(0, r[3] - r[1])
 
 
+#: How many of a display's largest app windows are looked at as a window's container. A real
+#: screen has a handful of windows; a hostile dump with thousands would otherwise make naming
+#: them quadratic.
+MAX_CONTAINERS = 32
+
+
+def _is_app_like(win: WindowInfo) -> bool:
+    """Whether ``win`` can hold a dialog: an application window (not the system UI or the
+    keyboard)."""
+    if win.kind:
+        return win.kind in _APP_TYPES
+    return win.package != _SYSTEMUI and not is_input_method(win.package)
+
+
+def containers(windows: list[WindowInfo], size: tuple[int, int]) -> list[tuple[int, Rect, int]]:
+    """The largest :data:`MAX_CONTAINERS` application windows of one display, as
+    ``(area, rect, id)``, largest first: what :func:`window_kind` compares a window with."""
+    found = []
+    for win in windows:
+        if _is_app_like(win):
+            rect = _rect(win, size)
+            found.append((_area(rect), rect, id(win)))
+    found.sort(key=lambda c: c[0], reverse=True)
+    return found[:MAX_CONTAINERS]
+
+
 def window_kind(
-    win: WindowInfo, windows: list[WindowInfo], size: tuple[int, int]
+    win: WindowInfo,
+    windows: list[WindowInfo],
+    size: tuple[int, int],
+    among: list[tuple[int, Rect, int]] | None = None,
 ) -> str:
     """What ``win`` is (one of :data:`~baremobile.snapshot.tree.WINDOW_KINDS`), among the
-    ``windows`` of its display, whose screen is ``size``."""
+    ``windows`` of its display, whose screen is ``size``. ``among`` is
+    :func:`containers` of ``windows``, when the caller names several windows of a display."""
     kind = win.kind
     if kind in _IME_TYPES or (not kind and is_input_method(win.package)):
         return "keyboard"
@@ -181,18 +211,12 @@ def window_kind(
         return _system_kind(win, size)
     if kind and kind not in _APP_TYPES:
         return "window"  # overlays, dividers, magnification
-    if not kind and is_input_method(win.package):
-        return "keyboard"
     mine = _rect(win, size)
-    for other in windows:
-        if other is win or other.display != win.display:
-            continue
-        if other.kind and other.kind not in _APP_TYPES:
-            continue
-        if not other.kind and (other.package == _SYSTEMUI or is_input_method(other.package)):
-            continue
-        theirs = _rect(other, size)
-        if _area(theirs) > _area(mine) and _inside(mine, theirs):
+    area = _area(mine)
+    for theirs_area, theirs, ident in among if among is not None else containers(windows, size):
+        if theirs_area <= area:
+            break  # largest first: no bigger window is left
+        if ident != id(win) and _inside(mine, theirs):
             wide = size[0] <= 0 or mine[2] - mine[0] >= DIALOG_MIN_WIDTH * size[0]
             return "dialog" if wide else "window"
     return "app"
@@ -256,12 +280,16 @@ def window_headers(
         ):
             main = win
         by_display.setdefault(win.display, []).append(win)
+    among = {
+        d: containers(wins, screens.get(d, (0, 0))) for d, wins in by_display.items()
+    }
     out: list[Node] = []
     for win in windows:
         tops = win.tops
         if not tops and (win is not main or not win.package):
             continue
-        kind = window_kind(win, by_display[win.display], screens.get(win.display, (0, 0)))
+        size = screens.get(win.display, (0, 0))
+        kind = window_kind(win, by_display[win.display], size, among[win.display])
         states: tuple[str, ...] = ()
         if focused and tops and id(tops[0]) in focused:
             states = ("focused",)
