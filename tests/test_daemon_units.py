@@ -180,9 +180,13 @@ def _fresh(code: str) -> str:
 
 
 def test_importing_the_cli_loads_no_device_stack():
+    # Only what our imports add counts: an interpreter whose site-packages run a .pth that
+    # imports typing at start-up (CI's does) has it loaded before any baremobile code runs.
     loaded = json.loads(_fresh(
-        "import sys, json, baremobile.cli, baremobile.cli.session, baremobile.cli.output, "
-        "baremobile.daemon.client; print(json.dumps(sorted(sys.modules)))"))
+        "import sys, json; before = set(sys.modules); "
+        "import baremobile.cli, baremobile.cli.session, baremobile.cli.output, "
+        "baremobile.daemon.client; print(json.dumps(sorted(set(sys.modules) - before)))"))
+    assert "baremobile.cli.session" in loaded
     for heavy in ("adb_shell", "mcp", "typing", "dataclasses", "baremobile.page",
                   "baremobile.transport", "baremobile.tools", "baremobile.snapshot", "logging"):
         assert heavy not in loaded, f"{heavy} is on the CLI's fast path"
