@@ -26,6 +26,11 @@ from tests.verified_flows import FLOWS
 _serialize = screens_mod.serialize
 
 
+# Every model node ever stamped stays alive for the test: an id() is unique only among
+# live objects, and a freed node's address given to a new one would make two elements one.
+_alive: list[object] = []
+
+
 def _stamp(windows: list[XNode]) -> None:
     for w in windows:
         kind = w.meta.get("kind", "")
@@ -34,6 +39,8 @@ def _stamp(windows: list[XNode]) -> None:
             n, path = stack.pop()
             src = n.src
             system = kind in ("status", "nav", "ime") or src is None or src is n
+            if not system:
+                _alive.append(src)
             n.attrs["drawing-order"] = path if system else f"m{id(src)}"
             stack.extend((c, f"{path}/{i}") for i, c in enumerate(n.children))
 
@@ -47,8 +54,11 @@ def _stamping_serialize(windows, rotation=0, *, extras=True):  # type: ignore[no
 @pytest.fixture
 def page(phone, adb_key, monkeypatch) -> Iterator[Page]:
     monkeypatch.setattr(screens_mod, "serialize", _stamping_serialize)
-    with connect(phone.address, keys=[adb_key]) as p:
-        yield p
+    try:
+        with connect(phone.address, keys=[adb_key]) as p:
+            yield p
+    finally:
+        _alive.clear()
 
 
 def _uids(snap: Snapshot) -> dict[int, str]:
