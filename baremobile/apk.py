@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import struct
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import IO
 
-__all__ = ["ApkInfo", "read_apk", "ApkError"]
+__all__ = ["ApkInfo", "read_apk", "ApkError", "MAX_MANIFEST", "MAX_TABLE"]
+
+#: the largest manifest and resource table read (real ones: ~10 KB–2 MB, ~50 KB–30 MB)
+MAX_MANIFEST = 8 << 20
+MAX_TABLE = 64 << 20
 
 _STRING_POOL, _TABLE, _XML = 0x0001, 0x0002, 0x0003
 _XML_START_EL, _XML_RESOURCE_MAP = 0x0102, 0x0180
@@ -49,16 +54,28 @@ class ApkInfo:
     version_name: str | None
 
 
-def _strings(data: bytes, off: int) -> list[str]:
-    """A ``ResStringPool`` chunk at ``off``."""
-    _t, header, _size, count, _styles, flags, start, _ = struct.unpack_from("<HHIIIIII", data, off)
-    offsets = struct.unpack_from(f"<{count}I", data, off + header)
-    base = off + start
-    utf8 = bool(flags & _UTF8_FLAG)
-    out = []
-    for o in offsets:
-        p = base + o
-        if utf8:
+class _StringPool:
+    """A ``ResStringPool`` chunk at ``off``, decoded one string at a time (a label needs
+    one or two of its strings; a hostile pool may claim millions)."""
+
+    def __init__(self, data: bytes, off: int) -> None:
+        _t, header, _size, count, _styles, flags, start, _ = struct.unpack_from(
+            "<HHIIIIII", data, off)
+        if off + header + 4 * count > len(data):
+            raise ApkError(f"a string pool of {count} strings does not fit its file")
+        self._data, self._count = data, count
+        self._offsets, self._base = off + header, off + start
+        self._utf8 = bool(flags & _UTF8_FLAG)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> str:
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        data = self._data
+        p = self._base + struct.unpack_from("<I", data, self._offsets + 4 * index)[0]
+        if self._utf8:
             p += 2 if data[p] & 0x80 else 1  # UTF-16 length
             n = data[p]
             if n & 0x80:
@@ -66,15 +83,16 @@ def _strings(data: bytes, off: int) -> list[str]:
                 p += 2
             else:
                 p += 1
-            out.append(data[p:p + n].decode("utf-8", "replace"))
-        else:
-            n = struct.unpack_from("<H", data, p)[0]
+            return data[p:p + n].decode("utf-8", "replace")
+        n = struct.unpack_from("<H", data, p)[0]
+        p += 2
+        if n & 0x8000:
+            n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p)[0]
             p += 2
-            if n & 0x8000:
-                n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p)[0]
-                p += 2
-            out.append(data[p:p + 2 * n].decode("utf-16-le", "replace"))
-    return out
+        return data[p:p + 2 * n].decode("utf-16-le", "replace")
+
+
+_NO_STRINGS: list[str] = []
 
 
 def _manifest(data: bytes) -> tuple[str, tuple[int, int], int | None, str | None]:
@@ -83,7 +101,7 @@ def _manifest(data: bytes) -> tuple[str, tuple[int, int], int | None, str | None
     if len(data) < 8 or struct.unpack_from("<H", data, 0)[0] != _XML:
         raise ApkError("AndroidManifest.xml is not binary XML")
     pos = struct.unpack_from("<H", data, 2)[0]
-    strings: list[str] = []
+    strings: _StringPool | list[str] = _NO_STRINGS
     ids: tuple[int, ...] = ()
     package, label, code, name = "", (0, 0), None, None
     while pos + 8 <= len(data):
@@ -91,7 +109,7 @@ def _manifest(data: bytes) -> tuple[str, tuple[int, int], int | None, str | None
         if size < 8:
             break
         if ctype == _STRING_POOL:
-            strings = _strings(data, pos)
+            strings = _StringPool(data, pos)
         elif ctype == _XML_RESOURCE_MAP:
             ids = struct.unpack_from(f"<{(size - 8) // 4}I", data, pos + 8)
         elif ctype == _XML_START_EL:
@@ -122,14 +140,14 @@ def _resolve(table: bytes, resid: int, language: str, depth: int = 0) -> str | N
         return None
     pkg_id, type_id, entry_id = resid >> 24, (resid >> 16) & 0xFF, resid & 0xFFFF
     pos = struct.unpack_from("<H", table, 2)[0]
-    values: list[str] = []
+    values: _StringPool | list[str] = _NO_STRINGS
     best: tuple[int, int, int] | None = None  # (score, dtype, data)
     while pos + 8 <= len(table):
         ctype, header, size = struct.unpack_from("<HHI", table, pos)
         if size < 8:
             break
-        if ctype == _STRING_POOL and not values:
-            values = _strings(table, pos)
+        if ctype == _STRING_POOL and values is _NO_STRINGS:
+            values = _StringPool(table, pos)
         elif ctype == _TABLE_PACKAGE and struct.unpack_from("<I", table, pos + 8)[0] == pkg_id:
             sub = pos + header
             end = pos + size
@@ -194,28 +212,53 @@ def _entry(table: bytes, pos: int, header: int, entry_id: int) -> tuple[int, int
 
 
 def read_apk(f: IO[bytes], *, language: str = "en") -> ApkInfo:
-    """Package, label, version code and name of the APK in ``f`` (seekable)."""
+    """Package, label, version code and name of the APK in ``f`` (seekable).
+
+    Whatever ``f`` holds (the device's file: any app's bytes), this returns or raises
+    :class:`ApkError`: entries that say they inflate beyond :data:`MAX_MANIFEST` /
+    :data:`MAX_TABLE` are refused before being inflated, and one that lies about its size
+    is cut at what it said (``zipfile`` then reports the bad checksum).
+    """
     try:
         with zipfile.ZipFile(f) as z:
-            manifest = z.read("AndroidManifest.xml")
+            manifest = _entry_bytes(z, "AndroidManifest.xml", MAX_MANIFEST)
             package, (ltype, ldata), code, name = _manifest(manifest)
             label: str | None = None
             if ltype == _TYPE_STRING:
                 label = _label_string(manifest, ldata)
             elif ltype == _TYPE_REFERENCE:
                 try:
-                    table = z.read("resources.arsc")
+                    table = _entry_bytes(z, "resources.arsc", MAX_TABLE)
                 except KeyError:
                     table = b""
                 label = _resolve(table, ldata, language)
-    except (zipfile.BadZipFile, KeyError, struct.error, IndexError) as exc:
-        raise ApkError(f"not a readable APK: {exc}") from None
+    except ApkError:
+        raise
+    # zipfile's own failures (bad or truncated archive, an encrypted entry, an unknown
+    # compression method, a broken deflate stream) and the chunk readers' out-of-bounds
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, struct.error, IndexError,
+            zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError,
+            OverflowError) as exc:
+        raise ApkError(f"not a readable APK: {type(exc).__name__}: {exc}") from None
     return ApkInfo(package, label, code, name)
+
+
+def _entry_bytes(z: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """The inflated bytes of entry ``name`` (KeyError when absent), at most ``limit``."""
+    info = z.getinfo(name)
+    if info.file_size > limit:
+        raise ApkError(f"{name} is too large ({info.file_size} bytes; at most {limit} are "
+                       "read)")
+    with z.open(info) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:  # pragma: no cover - zipfile stops at file_size
+        raise ApkError(f"{name} is too large (more than {limit} bytes)")
+    return data
 
 
 def _label_string(manifest: bytes, index: int) -> str | None:
     pos = struct.unpack_from("<H", manifest, 2)[0]
     if struct.unpack_from("<H", manifest, pos)[0] != _STRING_POOL:
         return None
-    strings = _strings(manifest, pos)
+    strings = _StringPool(manifest, pos)
     return strings[index] if index < len(strings) else None

@@ -90,12 +90,22 @@ def find_package(model: Any, name: str) -> Package | None:
     return next((p for p in packages(model) if p.name == name), None)
 
 
+#: system packages whose APK is not named after their last word, by their AOSP build module
+#: (``frameworks/base/packages/SettingsProvider``, ``packages/inputmethods/LatinIME``;
+#: Gboard's prebuilt on Pixel images): two packages never share one APK file
+_MODULES = {
+    "com.android.providers.settings": "SettingsProvider",
+    "com.android.inputmethod.latin": "LatinIME",
+    "com.google.android.inputmethod.latin": "LatinIMEGooglePrebuilt",
+}
+
+
 def apk_path(pkg: Package) -> str:
-    """Where ``pm path`` says the APK is (stable per package)."""
+    """Where ``pm path`` says the APK is (stable per package, one file per package)."""
     if pkg.system:
-        leaf = pkg.name.rsplit(".", 1)[-1].capitalize()
         if pkg.name == "android":
             return "/system/framework/framework-res.apk"
+        leaf = _MODULES.get(pkg.name) or pkg.name.rsplit(".", 1)[-1].capitalize()
         return f"/system/priv-app/{leaf}/{leaf}.apk"
     h = hashlib.sha256(pkg.name.encode()).digest()
     a = base64.urlsafe_b64encode(h[:16]).decode().rstrip("=")[:22]
