@@ -304,3 +304,45 @@ def test_refused_service_fails_at_once_not_after_the_timeout(direct, phone, no_t
         direct.shell("echo nope", timeout=10)
     assert time.monotonic() - t0 < 2
     assert direct.shell("echo yes").stdout == b"yes\n"
+
+
+@pytest.fixture
+def many_open_files():
+    """This process holds more than 1024 open files (a server embedding baremobile): every
+    socket it opens now gets a descriptor that ``select()`` cannot watch."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this system allows {hard} open files per process")
+    if soft != resource.RLIM_INFINITY and soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(2048, hard), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_process_with_many_open_files_still_reaches_devices(phone, adb_key, many_open_files,
+                                                              monkeypatch):
+    """Every wait on a socket works for any descriptor number (select() raised "filedescriptor
+    out of range", reported as DEVICE_DISCONNECTED: check the cable): commands, streams,
+    sync, timeouts, discovery's probe and the daemon's client."""
+    from baremobile.transport.discovery import probe_adbd
+
+    t = DirectTransport(phone.host, phone.port, keys=[adb_key], timeout=10)
+    try:
+        assert t.shell("echo many").stdout == b"many\n"
+        t.push(b"x" * 300_000, "/sdcard/many.bin")
+        assert t.pull("/sdcard/many.bin") == b"x" * 300_000
+        phone.faults.add("stall", service="echo stalled")
+        with pytest.raises(CommandTimeout):
+            t.shell("echo stalled", timeout=0.3)
+        assert t.shell("echo again").stdout == b"again\n"
+    finally:
+        t.close()
+    assert probe_adbd((phone.port,)) == {phone.port: "device"}

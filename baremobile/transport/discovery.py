@@ -31,7 +31,6 @@ import contextlib
 import errno
 import os
 import re
-import select
 import socket
 import struct
 import time
@@ -51,6 +50,7 @@ from baremobile.errors import (
 from baremobile.transport.base import Transport, check_text
 from baremobile.transport.direct import DirectTransport
 from baremobile.transport.server import AdbServerClient, ServerTransport
+from baremobile.transport.wire import ready
 
 __all__ = [
     "DeviceInfo",
@@ -160,10 +160,8 @@ def probe_adbd(ports: tuple[int, ...], host: str = "127.0.0.1",
     connecting = set(socks)
     try:
         while socks and time.monotonic() < end:
-            waiting = [s for s in socks if s not in connecting]
-            readable, writable, _ = select.select(
-                waiting, list(connecting), [], max(0.0, end - time.monotonic())
-            )
+            readable, writable = ready([s for s in socks if s not in connecting], connecting,
+                                       max(0.0, end - time.monotonic()))
             for sock in writable:
                 connecting.discard(sock)
                 if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):

@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import select
 import socket
 import struct
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from adb_shell import constants as adb_const
@@ -46,6 +48,8 @@ from adb_shell.transport.tcp_transport import TcpTransport
 from baremobile.errors import Cancelled, DeviceDisconnected, ProtocolError, ServiceRefused
 
 __all__ = [
+    "ready",
+    "wait_ready",
     "A_VERSION",
     "A_VERSION_MIN",
     "A_VERSION_SKIP_CHECKSUM",
@@ -76,6 +80,45 @@ _KNOWN = frozenset(
     int.from_bytes(c, "little")
     for c in (b"SYNC", b"CNXN", b"AUTH", b"OPEN", b"OKAY", b"CLSE", b"WRTE", b"STLS")
 )
+
+
+_POLL = getattr(select, "poll", None)
+
+
+def ready(readers: Iterable[socket.socket], writers: Iterable[socket.socket],
+          timeout: float | None) -> tuple[list[socket.socket], list[socket.socket]]:
+    """``select()``'s answer — (readable ``readers``, writable ``writers``) within
+    ``timeout`` seconds (None: no bound) — for any descriptor number. An error or a hang-up
+    counts as ready (the next ``recv``/``send`` reports it).
+
+    ``poll()`` where the OS has it: ``select()`` cannot watch a descriptor numbered 1024 or
+    more, which any process with many open files hands out (it raised "filedescriptor out
+    of range"). Windows has no ``poll()``, and no such limit in its ``select()``.
+    """
+    readers, writers = list(readers), list(writers)
+    if _POLL is None:  # pragma: no cover - Windows
+        r, w, _ = select.select(readers, writers, [], timeout)
+        return r, w
+    poller = _POLL()
+    by_fd: dict[int, tuple[socket.socket, bool]] = {}
+    for sock in readers:
+        by_fd[sock.fileno()] = (sock, False)
+        poller.register(sock, select.POLLIN)
+    for sock in writers:
+        by_fd[sock.fileno()] = (sock, True)
+        poller.register(sock, select.POLLOUT)
+    ms = None if timeout is None else max(0, math.ceil(timeout * 1000))
+    r, w = [], []
+    for fd, _events in poller.poll(ms):
+        sock, is_writer = by_fd[fd]
+        (w if is_writer else r).append(sock)
+    return r, w
+
+
+def wait_ready(sock: socket.socket, *, write: bool = False, timeout: float | None) -> bool:
+    """Whether ``sock`` became readable (writable, with ``write``) within ``timeout``."""
+    r, w = ready(() if write else (sock,), (sock,) if write else (), timeout)
+    return bool(r or w)
 
 
 class DeadlineExpired(adb_exc.TcpTimeoutException):
@@ -241,8 +284,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
                     if left is not None and left <= 0:
                         raise DeadlineExpired("connect timed out")
                     wait = SLICE_S if left is None else min(SLICE_S, left)
-                    _, writable, _ = select.select([], [sock], [], wait)
-                    if writable:
+                    if wait_ready(sock, write=True, timeout=wait):
                         err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
                 if err:
                     raise OSError(err, errno.errorcode.get(err, str(err)))
@@ -263,7 +305,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
         if conn is None:
             raise DeviceDisconnected("the connection to the device is closed")
         while True:
-            readable, _, _ = select.select([conn], [], [], self._budget(transport_timeout_s))
+            readable = wait_ready(conn, timeout=self._budget(transport_timeout_s))
             self._check_abort()
             if not readable:
                 if self.deadline is not None and time.monotonic() >= self.deadline:
@@ -334,7 +376,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
         end = None if timeout is None else time.monotonic() + timeout
         while view:
             left = None if end is None else max(0.0, end - time.monotonic())
-            _, writable, _ = select.select([], [conn], [], self._budget(left))
+            writable = wait_ready(conn, write=True, timeout=self._budget(left))
             self._check_abort()
             if not writable:
                 raise adb_exc.TcpTimeoutException(
