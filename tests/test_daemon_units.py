@@ -145,6 +145,39 @@ def test_pool_refresh_lists_sources_and_probes_the_rest():
     assert pool.candidates(server=("farm1", 5037)) == ["adb:X1@farm1:5037"]
 
 
+def test_a_source_that_fails_to_answer_keeps_its_devices():
+    """Discovery or an adb server that fails for a moment (a timeout under load, a server
+    restarting) is a note, not "every device of it is gone": its devices stay, a session
+    keeps the one it holds, and nobody else can claim it meanwhile. A source that answers
+    without a device does remove it."""
+    answers = {"discovery": [{"serial": "emulator-5554", "state": "device"}],
+               "farm": [{"serial": "X1", "state": "device"}]}
+
+    def discover():
+        if answers["discovery"] is None:
+            raise OSError("adb server timed out")
+        return answers["discovery"]
+
+    def list_server(host, port):
+        if answers["farm"] is None:
+            raise OSError("connection refused")
+        return answers["farm"]
+
+    pool = Pool(discover=discover, servers=[("farm1", 5037)], list_server=list_server)
+    pool.refresh(lambda spec: None)
+    pool.claim("s1", "emulator-5554")
+    pool.claim("s1", "adb:X1@farm1:5037")
+    answers["discovery"] = answers["farm"] = None
+    out = pool.refresh(lambda spec: None)
+    assert len(out["notes"]) == 2
+    assert pool.of_session("s1") == ["emulator-5554", "adb:X1@farm1:5037"]
+    with pytest.raises(DeviceAssigned):
+        pool.claim("s2", "emulator-5554")
+    answers["discovery"], answers["farm"] = [], []  # they answer: both devices are gone
+    pool.refresh(lambda spec: None)
+    assert pool.snapshot() == []
+
+
 @given(st.text(st.characters(blacklist_characters="\n@", blacklist_categories=("Cs",)),
                min_size=1, max_size=30),
        st.sampled_from(["farm1", "10.0.0.7", "::1", "host.lan"]),

@@ -204,10 +204,12 @@ class Pool:
         """
         listed: dict[str, tuple[str, dict[str, str]]] = {}
         notes: list[str] = []
+        answered: set[Any] = set()  # "discovered", and (host, port) of each server that did
         if self._discover is not None:
             try:
                 for d in self._discover():
                     listed[d["serial"]] = ("discovered", d)
+                answered.add("discovered")
             except Exception as exc:  # discovery trouble is a note, not a failure
                 notes.append(f"discovery: {exc}")
         for host, port in self.servers:
@@ -216,6 +218,7 @@ class Pool:
             try:
                 for d in self._list_server(host, port):
                     listed[server_spec(d["serial"], host, port)] = ("server", d)
+                answered.add((host, port))
             except Exception as exc:
                 notes.append(f"adb server {host}:{port}: {getattr(exc, 'message', exc)}")
         added = 0
@@ -232,9 +235,10 @@ class Pool:
                     "code": "DEVICE_UNAUTHORIZED" if state in ("unauthorized", "authorizing")
                     else "NO_DEVICES", "message": f"{spec} is {state}"}
             # a device its source no longer lists is gone (unplugged, its emulator or virtual
-            # phone stopped); a session that held it finds out on its next call
+            # phone stopped); a session that held it finds out on its next call. A source
+            # that did not answer says nothing: its devices stay (and are probed below)
             for spec in [d.spec for d in self._devices.values() if d.spec not in listed
-                         and d.source in ("discovered", "server")]:
+                         and _source_of(d) in answered]:
                 del self._devices[spec]
             # what no source vouched for: free devices, and any in error (held ones too,
             # so that a device that came back is usable again)
@@ -260,3 +264,14 @@ class Pool:
     def counts(self) -> dict[str, Any]:
         """AutoMobile's ``daemon/availableDevices`` numbers."""
         return self._counts()
+
+
+def _source_of(dev: PoolDevice) -> Any:
+    """What lists ``dev``: "discovered", an adb server's (host, port), or None (nothing:
+    configured and named devices stay until the daemon stops)."""
+    if dev.source == "discovered":
+        return "discovered"
+    if dev.source == "server":
+        parsed = split_server_spec(dev.spec)
+        return parsed[1:] if parsed else None
+    return None
