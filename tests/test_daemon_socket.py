@@ -308,6 +308,30 @@ def test_pool_two_sessions_in_parallel_a_third_waits_for_a_release(two_phones, d
         assert got["assignedDevice"] == one
 
 
+def test_a_first_call_adopts_only_a_device_the_allow_list_names(two_phones, daemon_socket):
+    """A session's first call naming no device adopts the pool's one free device — among
+    those its client allows (the MCP proxy's --allow-device): a device outside the list is
+    neither used nor claimed (it stayed assigned to the refused session before)."""
+    a, b = two_phones
+    press = {"name": "press", "arguments": {"key": "back"}}
+    with running_daemon(daemon_socket, devices=[a.address, b.address]):
+        c = RawClient(daemon_socket)
+        got = c.call("tools/call", {**press, "session": "s", "allowDevices": [b.address]})
+        assert got["success"] and got["result"]["device"] == b.address, got
+        assert len(b.events.list("key")) == 1 and not a.events.list("key")
+        pool = {d["device"]: d.get("session") for d in
+                c.call("daemon/availableDevices")["result"]["devices"]}
+        assert pool == {a.address: None, b.address: "s"}
+    with running_daemon(daemon_socket, devices=[a.address]):
+        c = RawClient(daemon_socket)
+        got = c.call("tools/call", {**press, "session": "s", "allowDevices": [b.address]})
+        assert not got["success"] and got["code"] == "NOT_ALLOWED", got
+        assert not a.events.list("key")
+        assert c.call("daemon/sessionInfo", {"sessionId": "s"})["result"]["devices"] == []
+        other = c.call("tools/call", {**press, "session": "t"})  # no list: it may have it
+        assert other["success"] and other["result"]["device"] == a.address, other
+
+
 def test_a_device_that_disconnects_goes_to_error_and_comes_back(daemon_socket: str):
     port = free_port()
     phone = VirtualPhone(port=port).start()

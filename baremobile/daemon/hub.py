@@ -27,7 +27,7 @@ from baremobile.daemon.pool import Pool, split_server_spec
 from baremobile.daemon.sessions import Policy, SessionState, SessionView, device_key
 from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
 from baremobile.tools.dispatch import call, error_data
-from baremobile.tools.session import Session
+from baremobile.tools.session import NotAllowed, Session
 from baremobile.tools.spec import get, select
 
 __all__ = ["DEFAULT_FLOORS_MS", "Hub", "tool_list"]
@@ -182,20 +182,27 @@ class Hub:
         self.pool.mark_ok(key, page.serial)
         return page
 
-    def adopt(self, state: SessionState) -> str:
+    def adopt(self, state: SessionState, allowed: Callable[[str], bool] | None = None) -> str:
         """The device for a session that holds none and whose call names none: the pool's
-        only free device (claimed for it); else ``MULTIPLE_DEVICES…`` / ``SESSION_NOT_OPEN``."""
+        only free device that ``allowed`` accepts (claimed for it); else
+        ``MULTIPLE_DEVICES…``, ``NOT_ALLOWED`` (free devices, none allowed) or
+        ``SESSION_NOT_OPEN``. A device the caller may not use is never claimed."""
         free = self.pool.candidates()
         if not free:
             self.refresh_devices()
             free = self.pool.candidates()
-        if len(free) > 1:
-            raise MultipleDevices(free)
-        if not free:
+        usable = [k for k in free if allowed is None or allowed(k)]
+        if len(usable) > 1:
+            raise MultipleDevices(usable)
+        if not usable and free:
+            raise NotAllowed(f"none of the {len(free)} free device(s) of the pool is on this "
+                             f"session's allow-list ({', '.join(free)})",
+                             hint="name an allowed device, or ask the operator to allow one")
+        if not usable:
             raise SessionNotOpen(f"session {state.name!r} holds no device, and the pool has "
                                  "none free")
-        self.attach(state, free[0], connect=False)
-        return free[0]
+        self.attach(state, usable[0], connect=False)
+        return usable[0]
 
     def open_session(self, name: str, device: str | None = None,
                      server: tuple[str, int] | None = None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.errors import BaremobileError
-from baremobile.tools.session import Options, Session
+from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
 
 __all__ = ["Policy", "SessionState", "SessionView", "device_key"]
@@ -80,11 +80,18 @@ class SessionView(Session):
         spec = self.spec(device)
         if spec is None or device_key(spec) == "auto":
             spec = self.options.device
-        if spec is None:  # a session's first call: the one free device, if there is one
-            spec = self.hub.adopt(self.state)
+        if spec is None:  # a session's first call: the one free device it may use, if any
+            spec = self.hub.adopt(self.state, self._may_use)
         key = self.check_allowed(spec)
         self.used = key
         return self.hub.attach(self.state, key)
+
+    def _may_use(self, key: str) -> bool:
+        try:
+            self.check_allowed(key)
+        except NotAllowed:
+            return False
+        return True
 
     def acting(self, page: Any,
                wait: float | None = None) -> contextlib.AbstractContextManager[None]:
