@@ -332,6 +332,51 @@ def test_a_first_call_adopts_only_a_device_the_allow_list_names(two_phones, daem
         assert other["success"] and other["result"]["device"] == a.address, other
 
 
+def test_a_client_that_never_reads_is_dropped(daemon_socket: str):
+    """A client that sends requests but never reads the answers (a stuck program) fills the
+    socket; after the send timeout it is dropped — its connection closed and no longer
+    counted — instead of holding a reader thread and a connection slot until it exits."""
+    with running_daemon(daemon_socket, send_timeout=0.3) as server:
+        stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(daemon_socket)
+        line = proto.encode({"id": 1, "method": "tools/list", "params": {}})
+        stuck.sendall(line * 100)  # megabytes of answers, none read
+        probe = RawClient(daemon_socket)
+        assert wait_until(lambda: probe.call("daemon/status")["result"]["connections"] == 1)
+        stuck.settimeout(10)
+        with pytest.raises(OSError):  # closed by the daemon: the send side is refused
+            for _ in range(1000):
+                stuck.sendall(line)
+                time.sleep(0.001)
+        stuck.close()
+        assert server.status()["connections"] == 1
+
+
+def _unread(sock: socket.socket) -> int:
+    import fcntl
+    import struct
+    import termios
+
+    return struct.unpack("i", fcntl.ioctl(sock, termios.FIONREAD, b"\0" * 4))[0]
+
+
+def test_stopping_does_not_wait_for_a_client_that_never_reads(daemon_socket: str):
+    """A send blocked on a full socket held the connection's write lock, and closing the
+    connection took that lock first: stopping the daemon waited out the send timeout."""
+    with running_daemon(daemon_socket, send_timeout=120) as server:
+        stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(daemon_socket)
+        stuck.sendall(proto.encode({"id": 1, "method": "tools/list", "params": {}}) * 100)
+        assert wait_until(lambda: _unread(stuck) > 0)  # the daemon is sending: it blocks
+        t0 = time.monotonic()
+        server.stop_soon("test")
+        assert wait_until(lambda: not server.status()["connections"], timeout=20)
+    assert time.monotonic() - t0 < 20  # not the 120 s send timeout
+    stuck.close()
+
+
 def test_a_device_that_disconnects_goes_to_error_and_comes_back(daemon_socket: str):
     port = free_port()
     phone = VirtualPhone(port=port).start()

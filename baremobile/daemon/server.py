@@ -179,9 +179,13 @@ class _Connection:
                 self.sock.sendall(data)
                 return True
             except OSError as exc:
+                # a client that does not read for send_timeout, or is gone: drop it (the
+                # shutdown wakes its reader, which cancels what it still has running)
                 log.info("connection %d: dropping it, a send failed (%s)", self.number, exc)
                 self.closed = True
-                return False
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        return False
 
     def run(self) -> None:
         buf = proto.LineBuffer()
@@ -235,10 +239,14 @@ class _Connection:
                 self.done.clear()
 
     def close(self) -> None:
-        with self._wlock:
-            self.closed = True
+        # shut down before taking the write lock: a send blocked on a client that does not
+        # read holds it, and the shutdown is what wakes that send
+        # shut down before taking the write lock: a send blocked on a client that does not
+        # read holds it, and the shutdown is what wakes that send
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
+        with self._wlock:
+            self.closed = True
         with contextlib.suppress(OSError):
             self.sock.close()
 
@@ -383,6 +391,14 @@ METHODS: dict[str, Method] = {
 # ---------------------------------------------------------------------------------------
 
 
+def _timeval(seconds: float) -> bytes:
+    """``struct timeval`` for ``SO_SNDTIMEO``; a fraction of a second is kept (0 s would
+    mean no timeout at all)."""
+    whole = int(seconds)
+    micro = round((seconds - whole) * 1_000_000)
+    return struct.pack("ll", whole, micro or (0 if whole else 1))
+
+
 def _peer_uid(sock: socket.socket) -> int | None:
     """The uid of the process at the other end, where the OS tells (Linux: SO_PEERCRED)."""
     opt = getattr(socket, "SO_PEERCRED", None)
@@ -409,6 +425,7 @@ class DaemonServer:
         version: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_connections: int = MAX_CONNECTIONS,
+        send_timeout: float = SEND_TIMEOUT,
     ) -> None:
         from baremobile import __version__
 
@@ -418,6 +435,7 @@ class DaemonServer:
         self.version = version or __version__
         self.clock = clock
         self.max_connections = max_connections
+        self.send_timeout = send_timeout
         self.stopping = threading.Event()
         self.stop_reason = ""
         self._listener: socket.socket | None = None
@@ -539,7 +557,7 @@ class DaemonServer:
         sock.settimeout(None)
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
-                            struct.pack("ll", int(SEND_TIMEOUT), 0))
+                            _timeval(self.send_timeout))
         threading.Thread(target=conn.run, name=f"baremobile-daemon-conn-{conn.number}",
                          daemon=True).start()
 
