@@ -12,6 +12,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from baremobile.daemon import protocol as proto
 from baremobile.daemon import server as server_module
@@ -116,6 +118,45 @@ def test_bad_lines_each_get_one_error_and_the_daemon_goes_on(daemon_socket: str)
         big = c.read()
         assert big["code"] == "LINE_TOO_LONG" and big["id"] is None
         assert c.read()["id"] == "after"
+        assert not server.stopping.is_set()
+
+
+_line = st.one_of(
+    st.binary(max_size=80).map(lambda b: b.replace(b"\n", b"")),
+    st.builds(lambda rid, m: json.dumps({"id": rid, "method": m}).encode(),
+              st.one_of(st.none(), st.integers(), st.text(max_size=20)),
+              st.sampled_from(["daemon/ping", "daemon/methods", "no/such", ""])),
+    st.sampled_from([b"", b" \t", b"\r", b"{", b"[]", b"null", b'{"id": true}',
+                     '{"id": "é", "method": "daemon/ping"}'.encode("utf-16")]),
+)
+
+
+def test_any_bytes_in_any_pieces_get_one_answer_per_line(daemon_socket: str):
+    """Whatever bytes a client sends, cut anywhere (CRLF or LF endings, invalid UTF-8,
+    UTF-16, bare JSON values): one answer per non-blank line, in order, and the connection
+    still works after. (One daemon for every example.)"""
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(st.tuples(_line, st.booleans()), max_size=15),
+           st.lists(st.integers(1, 97), min_size=1, max_size=8))
+    def check(lines, cuts):
+        data = b"".join(line + (b"\r\n" if crlf else b"\n") for line, crlf in lines)
+        wanted = sum(1 for line, _ in lines if line.strip())
+        c = RawClient(daemon_socket, timeout=30)
+        try:
+            i = k = 0
+            while i < len(data):
+                step = cuts[k % len(cuts)]
+                c.send_raw(data[i:i + step])
+                i, k = i + step, k + 1
+            replies = [c.read() for _ in range(wanted)]
+            assert all(r["type"] == "mcp_response" for r in replies)
+            assert c.call("daemon/ping", rid="last")["id"] == "last"  # nothing else first
+        finally:
+            c.close()
+
+    with running_daemon(daemon_socket) as server:
+        check()
         assert not server.stopping.is_set()
 
 
