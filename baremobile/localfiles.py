@@ -96,7 +96,7 @@ def atomic_writer(
     folder, name = os.path.split(os.path.abspath(target))
     if not overwrite and os.path.lexists(target):
         raise InvalidArgument(f"{what} already exists", hint=_EXISTS_HINT)
-    tmp = os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.part")
+    tmp = os.path.join(folder, f".{_stem(name)}.{secrets.token_hex(4)}.part")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY,
                      _mode_to_keep(target, mode) if overwrite else mode)
@@ -125,6 +125,14 @@ def atomic_writer(
         if not committed:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _stem(name: str, limit: int = 200) -> str:
+    """The start of ``name`` that is at most ``limit`` bytes on disk (whole characters):
+    names are limited in bytes (255), and the temporary name adds 15 to the target's."""
+    while len(os.fsencode(name)) > limit:
+        name = name[:-max(1, (len(os.fsencode(name)) - limit) // 4)]
+    return name
 
 
 def _commit(tmp: str, target: str, overwrite: bool, what: str, hint: str | None) -> None:

@@ -171,6 +171,24 @@ def test_an_exception_inside_the_writer_leaves_nothing_behind(tmp_path):
     assert target.read_bytes() == b"old" and os.listdir(tmp_path) == ["f"]
 
 
+def test_any_name_the_file_system_takes_is_written(page, tmp_path):
+    """The temporary file beside the target is named after it: a long name of multi-byte
+    characters (within the file system's 255 bytes) made that name too long, and a valid
+    target was refused as "has a name that is too long"."""
+    shot = page.screenshot()
+    for name in ("é" * 125 + ".png", "画" * 83 + ".p", "x" * 251 + ".png"):
+        assert len(name.encode()) <= 255
+        target = tmp_path / name
+        assert shot.save(target) == target and target.read_bytes() == shot.png
+        root = tmp_path / "files"
+        root.mkdir(exist_ok=True)
+        page.push(b"pulled", "/sdcard/x.txt")
+        r = files(page, "pull_file", {"path": "/sdcard/x.txt", "local_path": name}, root)
+        assert r["ok"], r
+        assert (root / name).read_bytes() == b"pulled"
+    assert leftovers(tmp_path) == [] and leftovers(tmp_path / "files") == []
+
+
 # -- 13. hard links and FIFOs in the files directory -------------------------------------------
 
 
