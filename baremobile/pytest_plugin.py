@@ -169,25 +169,31 @@ def _folder(item: pytest.Item) -> Path:
 
 
 def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> None:
-    """Screenshot and last snapshot of a failed test: to files, and into its report."""
-    folder = _folder(item)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Screenshot and last snapshot of a failed test: to files, and into its report. Nothing
+    here may raise (an exception in this hook would end the whole run): what could not be
+    taken or written is said in the report instead."""
     lines = []
     try:
         snap = page.last_snapshot or page.snapshot()
         text = snap.full_text  # the whole screen, also when the test asked for a diff
     except Exception as exc:  # the device may be what failed: say so, never raise here
         text = f"(no snapshot: {_why(exc)})"
-    snapshot_file = folder / "snapshot.txt"
-    snapshot_file.write_text(text + "\n", encoding="utf-8")
+    folder = _folder(item)
     try:
-        shot = page.screenshot().save(folder / "screenshot.png")
-        lines.append(f"screenshot: {shot}")
-        report.user_properties.append(("baremobile_screenshot", str(shot)))
-    except Exception as exc:
-        lines.append(f"screenshot: not taken ({_why(exc)})")
-    lines.append(f"snapshot: {snapshot_file}")
-    report.user_properties.append(("baremobile_snapshot", str(snapshot_file)))
+        folder.mkdir(parents=True, exist_ok=True)
+        snapshot_file = folder / "snapshot.txt"
+        snapshot_file.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        lines.append(f"files not written to {folder}: {exc.strerror or exc}")
+    else:
+        try:
+            shot = page.screenshot().save(folder / "screenshot.png")
+            lines.append(f"screenshot: {shot}")
+            report.user_properties.append(("baremobile_screenshot", str(shot)))
+        except Exception as exc:
+            lines.append(f"screenshot: not taken ({_why(exc)})")
+        lines.append(f"snapshot: {snapshot_file}")
+        report.user_properties.append(("baremobile_snapshot", str(snapshot_file)))
     lines += [f"last snapshot of {page.serial}:", text]
     report.sections.append(("baremobile", "\n".join(lines)))
 

@@ -89,6 +89,20 @@ def test_results_folder_is_configurable_and_a_test_without_snapshot_gets_one(pyt
     assert (folder / "screenshot.png").is_file()
 
 
+def test_a_results_folder_that_cannot_be_written_is_reported_not_fatal(pytester):
+    """Writing the failure's files can fail (a read-only checkout, a file where the folder
+    should be): the failure is still reported, with the snapshot in the report and why the
+    files are missing — the run goes on (it was an INTERNALERROR that ended the session)."""
+    pytester.makepyfile("def test_fails(page):\n    assert False\n\n"
+                        "def test_after():\n    pass\n")
+    (pytester.path / "out").write_text("a file, not a folder")
+    result = pytester.runpytest(*QUIET, "-p", "no:xdist", "--baremobile-results", "out")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*- baremobile -*", "*not written*", "last snapshot of *",
+                                 '*"Settings"*'])
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
 def test_device_flag_and_environment_route_the_page(pytester, phone, adb_key, monkeypatch):
     pytester.makepyfile(
         f"""
