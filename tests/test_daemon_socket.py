@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
-from baremobile.daemon import server as server_module
 from baremobile.daemon.errors import DaemonError
 from baremobile.daemon.hub import Hub
 from baremobile.daemon.server import METHODS, DaemonServer
@@ -484,21 +484,80 @@ def test_default_directory_is_0700_and_unsafe_ones_are_refused(monkeypatch, tmp_
 def test_peers_of_another_uid_are_refused(monkeypatch, daemon_socket: str):
     with running_daemon(daemon_socket):
         c = RawClient(daemon_socket)
-        assert server_module._peer_uid(c.sock) is None or c.call("daemon/ping")["success"]
-        real = server_module._peer_uid
+        assert paths.peer_uid(c.sock) is None or c.call("daemon/ping")["success"]
+        real = paths.peer_uid
         seen = []
 
         def other_uid(sock):
             seen.append(real(sock))
             return os.getuid() + 1
 
-        monkeypatch.setattr(server_module, "_peer_uid", other_uid)
+        monkeypatch.setattr(paths, "peer_uid", other_uid)
         d = RawClient(daemon_socket)
         reply = d.read()
         assert reply["code"] == "PEER_REFUSED" and reply["id"] is None
         with pytest.raises(EOFError):
             d.read()
         assert seen == [os.getuid()]  # the OS told the real uid (Linux SO_PEERCRED)
+
+
+def test_the_client_refuses_a_daemon_of_another_uid(monkeypatch, daemon_socket: str):
+    """The client checks who serves the socket before sending anything: an impostor that
+    bound the path first (a socket in a shared directory) never reads a request."""
+    from baremobile.daemon.client import Client
+
+    with running_daemon(daemon_socket):
+        assert Client(daemon_socket, handshake=False).request("daemon/ping")["ok"]
+        monkeypatch.setattr(paths, "_uid", lambda: os.getuid() + 1)
+        with pytest.raises(DaemonError, match=f"uid {os.getuid()}, not by you"):
+            Client(daemon_socket, handshake=False).request("daemon/ping")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or os.geteuid() != 0,
+                    reason="needs root to run a process as another user")
+def test_an_impostor_of_another_user_reads_nothing(tmp_path):
+    """A real process of uid 65534 listens where the client looks (as another user could
+    on a socket path in /tmp): the client refuses it, and it receives no byte."""
+    import tempfile
+
+    from baremobile.daemon.client import Client
+
+    folder = tempfile.mkdtemp(prefix="bmo", dir="/tmp")
+    os.chmod(folder, 0o777)
+    path = os.path.join(folder, "d.sock")
+    ready_r, ready_w = os.pipe()
+    got_r, got_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the impostor
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            srv.bind(path)
+            srv.listen(1)
+            os.write(ready_w, b"1")
+            conn, _ = srv.accept()
+            conn.settimeout(5)
+            try:
+                data = conn.recv(1000)
+            except OSError:
+                data = b""
+            os.write(got_w, b"[" + data + b"]")
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"1"
+        with pytest.raises(DaemonError, match="uid 65534"):
+            Client(path, autostart=False, handshake=False).request(
+                "tools/call", {"name": "type", "arguments": {"text": "secret"}})
+        assert os.read(got_r, 1000) == b"[]"  # the connection closed with nothing sent
+    finally:
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, got_r, got_w):
+            os.close(fd)
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_idle_timeout_with_an_injected_clock(daemon_socket: str):

@@ -110,6 +110,11 @@ class Client:
             sock.close()
             raise DaemonUnavailable(f"cannot reach the daemon at {self.path}: "
                                     f"{exc.strerror or exc}") from None
+        try:
+            paths.check_daemon_peer(sock, self.path)
+        except BaseException:
+            sock.close()
+            raise
         return sock
 
     def connect(self) -> socket.socket:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 import stat
+import struct
 import sys
 
 from baremobile.daemon.errors import DaemonError
@@ -26,8 +28,9 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ENV_SOCKET", "MAX_SOCKET_PATH", "ensure_directory", "lock_path", "log_path",
-           "metadata_path", "read_metadata", "socket_path", "write_metadata"]
+__all__ = ["ENV_SOCKET", "MAX_SOCKET_PATH", "check_daemon_peer", "ensure_directory",
+           "lock_path", "log_path", "metadata_path", "peer_uid", "read_metadata",
+           "socket_path", "write_metadata"]
 
 ENV_SOCKET = "BAREMOBILE_DAEMON_SOCKET"
 #: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs (with the final NUL)
@@ -36,6 +39,21 @@ MAX_SOCKET_PATH = 107 if sys.platform.startswith("linux") else 103
 
 def _uid() -> int:
     return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a Unix socket, where the OS tells (Linux:
+    ``SO_PEERCRED``); None elsewhere. The daemon checks its clients with it, and a client
+    the daemon it reached (a socket in a shared directory may be anyone's)."""
+    opt = getattr(socket, "SO_PEERCRED", None)
+    if opt is None:
+        return None
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, opt, struct.calcsize("3i"))
+    except OSError:
+        return None
+    _pid, uid, _gid = struct.unpack("3i", raw)
+    return uid
 
 
 def _default_directory() -> str:
@@ -57,8 +75,21 @@ def socket_path() -> str:
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:
         raise DaemonError(f"the daemon socket path is {len(os.fsencode(path))} bytes long; "
                           f"Unix sockets allow {MAX_SOCKET_PATH}: {path}",
-                          hint=f"set ${ENV_SOCKET} to a shorter path, e.g. /tmp/bm-$USER.sock")
+                          hint=f"set ${ENV_SOCKET} to a shorter path in a directory only you "
+                               "can write, e.g. ~/.bm.sock")
     return path
+
+
+def check_daemon_peer(sock: socket.socket, path: str) -> None:
+    """Refuse a daemon socket served by another user: whoever could bind ``path`` first
+    (a socket in a shared directory such as /tmp) would otherwise read every request —
+    typed text included — and answer what it likes."""
+    uid = peer_uid(sock)
+    if uid is not None and uid != _uid():
+        raise DaemonError(f"the daemon socket {path} is served by a process of uid {uid}, "
+                          f"not by you (uid {_uid()}): refusing to talk to it",
+                          hint=f"remove it if it is stale, or set ${ENV_SOCKET} to a path in "
+                               "a directory only you can write")
 
 
 def metadata_path(sock: str) -> str:

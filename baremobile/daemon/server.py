@@ -399,19 +399,6 @@ def _timeval(seconds: float) -> bytes:
     return struct.pack("ll", whole, micro or (0 if whole else 1))
 
 
-def _peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end, where the OS tells (Linux: SO_PEERCRED)."""
-    opt = getattr(socket, "SO_PEERCRED", None)
-    if opt is None:
-        return None
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, opt, struct.calcsize("3i"))
-    except OSError:
-        return None
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return uid
-
-
 class DaemonServer:
     """The daemon on ``sock_path`` around ``hub``. :meth:`start` binds (refusing when
     another daemon owns the socket), :meth:`serve` runs until :meth:`stop_soon` or idleness."""
@@ -533,7 +520,7 @@ class DaemonServer:
                 log.warning("accept failed: %s", exc)
             return
         refusal = None
-        uid = _peer_uid(sock)
+        uid = paths.peer_uid(sock)
         if uid is not None and uid != os.getuid():
             refusal = proto.failure(None, "PEER_REFUSED", f"uid {uid} may not use the daemon "
                                     f"of uid {os.getuid()}", "run baremobile as that user",
