@@ -31,6 +31,16 @@ from baremobile.transport.keys import AdbKey, ensure_key
 from baremobile.virtual import VirtualPhone
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background by a script (``cmd &`` in a non-interactive shell)
+    inherits SIGINT ignored, and so does every process it starts — an ignored signal stays
+    ignored across ``exec``. The tests that press Ctrl-C on ``baremobile virtual`` and
+    ``baremobile mcp`` then failed for that reason alone: give SIGINT its default meaning
+    back, as a terminal has it."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def free_port() -> int:
     """A free TCP port on 127.0.0.1, outside adb's emulator range 5555–5585."""
     while True:
