@@ -115,24 +115,24 @@ def test_an_adbd_on_a_probed_port_is_a_device_and_picked(silent, monkeypatch, ad
         t.close()
 
 
-@pytest.mark.parametrize("port", [5555, 5585])
-def test_the_suite_passes_with_something_on_an_emulator_port(port, adb_key, monkeypatch):
-    """A silent listener on 5555 and a virtual phone on 5585 (each only while this test
-    runs): discovery lists and probes them as adb would, and the tests that discover no
-    device still pass (run in a subprocess, with the suite's own isolation)."""
-    owned: list[object] = []
-    try:
-        if port == 5555:
-            owned.append(Listener(port))
-        else:
-            owned.append(VirtualPhone(port=port).start())
-    except OSError:
-        pass  # something (an emulator?) already listens there: the same condition
+def test_the_suite_passes_with_something_on_the_emulator_ports(adb_key, monkeypatch):
+    """A silent listener on 5555 and a virtual phone on 5585 (only while this test runs):
+    discovery lists and probes them as adb would, and the tests that discover no device
+    still pass (run in a subprocess, with the suite's own isolation). Both at once, so the
+    suite runs once (a run costs several seconds) under both conditions."""
+    owned: dict[int, object] = {}
+    for port, start in ((5555, Listener), (5585, lambda p: VirtualPhone(port=p).start())):
+        try:
+            owned[port] = start(port)
+        except OSError:
+            pass  # something (an emulator?) already listens there: the same condition
     try:
         if owned:
             monkeypatch.delenv("BAREMOBILE_EMULATOR_PORTS")
-            state = {d.serial: d.state for d in devices()}.get(f"127.0.0.1:{port}")
-            assert state == ("offline" if port == 5555 else "device")
+            states = {d.serial: d.state for d in devices()}
+            for port in owned:
+                assert states.get(f"127.0.0.1:{port}") == ("offline" if port == 5555
+                                                          else "device"), states
         env = {**os.environ}
         env.pop("BAREMOBILE_EMULATOR_PORTS", None)
         selected = [
@@ -154,5 +154,5 @@ def test_the_suite_passes_with_something_on_an_emulator_port(port, adb_key, monk
         assert run.returncode == 0, out[-3000:]
         assert f"{len(selected)} passed" in out
     finally:
-        for thing in owned:
+        for thing in owned.values():
             thing.close()  # type: ignore[attr-defined]
