@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -371,3 +373,17 @@ def dump(*tops: str, rotation: int = 0, decl: bool = True) -> bytes:
     """A whole dump around top-level window nodes."""
     head = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" if decl else ""
     return f'{head}<hierarchy rotation="{rotation}">{"".join(tops)}</hierarchy>'.encode()
+
+
+def best_times(*fns: Callable[[], object], rounds: int = 3) -> list[float]:
+    """The best wall time of each of ``fns`` over ``rounds`` rounds, run interleaved: on a
+    loaded machine a stall hits one run of one function, and no function gets the quiet
+    moments alone (timing one function's runs, then the other's, compared two different
+    loads)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best

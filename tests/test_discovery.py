@@ -122,10 +122,9 @@ def test_the_suite_passes_with_something_on_the_emulator_ports(adb_key, monkeypa
     suite runs once (a run costs several seconds) under both conditions."""
     owned: dict[int, object] = {}
     for port, start in ((5555, Listener), (5585, lambda p: VirtualPhone(port=p).start())):
-        try:
+        # (something — an emulator? — already listening there is the same condition)
+        with contextlib.suppress(OSError):
             owned[port] = start(port)
-        except OSError:
-            pass  # something (an emulator?) already listens there: the same condition
     try:
         if owned:
             monkeypatch.delenv("BAREMOBILE_EMULATOR_PORTS")
