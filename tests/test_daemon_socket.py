@@ -19,7 +19,8 @@ from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
 from baremobile.daemon.errors import DaemonError
 from baremobile.daemon.hub import Hub
-from baremobile.daemon.server import METHODS, DaemonServer
+from baremobile.daemon.methods import METHODS
+from baremobile.daemon.server import DaemonServer
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
 from tests.daemon_helpers import RawClient, running_daemon
@@ -291,6 +292,10 @@ def test_cancel_a_request_of_the_same_connection(phone: VirtualPhone, daemon_soc
             "name": "wait_for_text", "arguments": {"text": "never", "timeout": 60},
             "session": "s"}})
         assert wait_until(lambda: phone.events.list("dump"))
+        # a cancel naming no request (or true, which equals 1) names none: refused
+        for bad in ({}, {"requestId": None}, {"requestId": True}):
+            reply = c.call("daemon/cancel", bad, rid="bad")
+            assert reply["code"] == "INVALID_ARGUMENT", reply
         c.send({"id": "c", "method": "daemon/cancel", "params": {"requestId": "w"}})
         replies = {r["id"]: r for r in (c.read(), c.read())}
         assert replies["c"]["result"] == {"cancelled": 1}

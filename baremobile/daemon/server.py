@@ -11,9 +11,10 @@ dropped. A client that hangs up (fully: the OS reports the hang-up) has its requ
 cancelled the same way; one that only shuts its sending side still gets its answers.
 
 Exactly one response per request: a request's responder lets only the first answer out
-(the result, the timeout, or the cancellation), and lines that are not requests (bad JSON,
-oversized, unknown method) each get one error response too (with ``id`` null when it
-could not be read).
+(the result, the timeout, or the cancellation: :mod:`baremobile.daemon.inflight`), and
+lines that are not requests (bad JSON, oversized, unknown method) each get one error
+response too (with ``id`` null when it could not be read). What each method does is
+:mod:`baremobile.daemon.methods`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import heapq
 import itertools
 import logging
 import os
@@ -38,14 +38,11 @@ from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
 from baremobile.daemon.cancel import Work
 from baremobile.daemon.errors import DaemonError, UnknownMethod
-from baremobile.daemon.hub import Hub, tool_list
-from baremobile.daemon.sessions import Policy
-from baremobile.errors import BaremobileError, InvalidArgument
-from baremobile.tools.dispatch import error_data, tool_verbs
-from baremobile.tools.spec import GROUPS
-from baremobile.transport.progress import reporting
+from baremobile.daemon.hub import Hub
+from baremobile.daemon.inflight import Deadlines, Pending, failure_for
+from baremobile.daemon.methods import METHODS, Method
 
-__all__ = ["DaemonServer", "Method", "METHODS"]
+__all__ = ["Connection", "DaemonServer", "run"]
 
 log = logging.getLogger("baremobile.daemon")
 
@@ -57,111 +54,20 @@ SEND_TIMEOUT = 30.0
 
 
 # ---------------------------------------------------------------------------------------
-# requests in flight
-# ---------------------------------------------------------------------------------------
-
-
-class _Pending:
-    """One request: answered exactly once, however many parties try."""
-
-    def __init__(self, conn: _Connection, req: proto.Request, work: Work | None) -> None:
-        self.conn = conn
-        self.req = req
-        self.work = work
-        self.started = time.monotonic()
-        self._lock = threading.Lock()
-        self.answered = False
-
-    def answer(self, message: dict[str, Any]) -> bool:
-        with self._lock:
-            if self.answered:
-                return False
-            self.answered = True
-        self.conn.send(message)
-        self.conn.server.finished(self)
-        return True
-
-    def fail(self, exc: BaseException) -> bool:
-        return self.answer(_failure(self.req.id, exc))
-
-    def cancel(self, reason: str, code: str = "CANCELLED") -> None:
-        """Answer with ``code`` (if still unanswered) and stop the device work."""
-        if self.work is not None:
-            self.work.cancel(reason)
-        self.answer(proto.failure(self.req.id, code, f"{self.req.method}: {reason}",
-                                  _CANCEL_HINTS.get(code, ""),
-                                  "TIMEOUT" if code == "TIMEOUT" else "CANCELLED"))
-
-
-_CANCEL_HINTS = {
-    "TIMEOUT": "the device may be slow or stuck: its work was stopped; take a new snapshot "
-               "before acting again, or pass a longer timeoutMs",
-    "CANCELLED": "its device work was stopped; take a new snapshot before acting again",
-}
-
-
-def _failure(request_id: Any, exc: BaseException) -> dict[str, Any]:
-    if isinstance(exc, proto.ProtocolFault):
-        return proto.failure(request_id, exc.code, exc.message, exc.hint, "INVALID_ARGUMENT")
-    data = error_data(exc)
-    category = getattr(exc, "category", None) or data["category"]
-    if not isinstance(exc, BaremobileError):
-        log.error("request %r failed", request_id, exc_info=exc)
-    return proto.failure(request_id, data["code"], data["message"], data["hint"], category)
-
-
-class _Deadlines:
-    """One thread that times requests out."""
-
-    def __init__(self) -> None:
-        self._heap: list[tuple[float, int, _Pending]] = []
-        self._cond = threading.Condition()
-        self._seq = itertools.count()
-        self._stopped = False
-        self._thread = threading.Thread(target=self._run, name="baremobile-daemon-deadlines",
-                                        daemon=True)
-        self._thread.start()
-
-    def add(self, when: float, pending: _Pending) -> None:
-        with self._cond:
-            heapq.heappush(self._heap, (when, next(self._seq), pending))
-            self._cond.notify()
-
-    def stop(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify()
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._stopped:
-                    now = time.monotonic()
-                    while self._heap and self._heap[0][2].answered:
-                        heapq.heappop(self._heap)
-                    if self._heap and self._heap[0][0] <= now:
-                        break
-                    self._cond.wait(None if not self._heap else self._heap[0][0] - now)
-                if self._stopped:
-                    return
-                _, _, due = heapq.heappop(self._heap)
-            ms = int((time.monotonic() - due.started) * 1000)
-            due.cancel(f"no answer within {ms} ms (timeoutMs)", "TIMEOUT")
-
-
-# ---------------------------------------------------------------------------------------
 # connections
 # ---------------------------------------------------------------------------------------
 
 
-class _Connection:
+class Connection:
+    """One client: its reader thread, its writes (one line at a time), its requests."""
+
     def __init__(self, server: DaemonServer, sock: socket.socket, number: int) -> None:
         self.server = server
         self.sock = sock
         self.number = number
         self._wlock = threading.Lock()
         self.closed = False
-        self.pending: set[_Pending] = set()
+        self.pending: set[Pending] = set()
         self.lock = threading.Lock()
         self.done = threading.Event()
 
@@ -214,7 +120,7 @@ class _Connection:
         try:
             req = proto.parse_request(line)
         except proto.ProtocolFault as fault:
-            self.send(_failure(fault.request_id, fault))
+            self.send(failure_for(fault.request_id, fault))
             return
         self.server.dispatch(self, req)
 
@@ -249,141 +155,6 @@ class _Connection:
             self.closed = True
         with contextlib.suppress(OSError):
             self.sock.close()
-
-
-# ---------------------------------------------------------------------------------------
-# methods
-# ---------------------------------------------------------------------------------------
-
-
-class Method:
-    """A daemon method: its handler, and whether it may touch a device (then it runs in a
-    worker thread under a deadline)."""
-
-    def __init__(self, handler: Callable[..., Any], *, device: bool = False,
-                 doc: str = "") -> None:
-        self.handler = handler
-        self.device = device
-        self.doc = doc
-
-
-def _str(params: dict[str, Any], key: str, *, default: str | None = None,
-         alt: str | None = None) -> str | None:
-    value = params.get(key, params.get(alt) if alt else None)
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise InvalidArgument(f"params.{key} must be a string, not {type(value).__name__}")
-    return value
-
-
-def _session_param(params: dict[str, Any]) -> str:
-    return _str(params, "sessionId", alt="session", default="default") or "default"
-
-
-def _policy(params: dict[str, Any]) -> Policy:
-    groups = params.get("groups", list(GROUPS))
-    if isinstance(groups, str):
-        groups = [g.strip() for g in groups.split(",") if g.strip()]
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        raise InvalidArgument("params.groups must be a list of group names")
-    allow = params.get("allowDevices")
-    if allow is not None and (not isinstance(allow, list)
-                              or not all(isinstance(a, str) for a in allow)):
-        raise InvalidArgument("params.allowDevices must be a list of device specs")
-    files_dir = _str(params, "filesDir")
-    prefix = _str(params, "prefix", default="") or ""
-    observe = params.get("observe")
-    if observe is not None and not isinstance(observe, bool):
-        raise InvalidArgument("params.observe must be true or false")
-    return Policy(groups=tuple(groups), prefix=prefix, files_dir=files_dir,
-                  allow_devices=tuple(allow) if allow is not None else None,
-                  allow_scenarios=bool(params.get("allowScenarios", True)), observe=observe)
-
-
-def _server_param(params: dict[str, Any]) -> tuple[str, int] | None:
-    value = _str(params, "adbServer")
-    if value is None:
-        return None
-    from baremobile.transport.server import parse_server_socket
-
-    return parse_server_socket(value)
-
-
-def _m_ping(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return {"ok": True, "timestamp": int(time.time() * 1000), "version": server.version}
-
-
-def _m_status(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return server.status()
-
-
-def _m_methods(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return {"methods": [{"name": n, "doc": m.doc} for n, m in METHODS.items()]}
-
-
-def _m_available(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return server.hub.available_devices()
-
-
-def _m_refresh(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return server.hub.refresh_devices()
-
-
-def _m_session_info(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return server.hub.session_info(_session_param(params))
-
-
-def _m_open(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return server.hub.open_session(_session_param(params), _str(params, "device"),
-                                   _server_param(params))
-
-
-def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return server.hub.release_session(_session_param(params))
-
-
-def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    policy = _policy(params)
-    return {"tools": tool_list(policy.groups, policy.prefix,
-                               allow_eval=server.hub.allow_eval)}
-
-
-def _m_tools_call(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    raise AssertionError("tools/call is dispatched by the server")  # pragma: no cover
-
-
-def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: _Connection) -> Any:
-    target = params.get("requestId")
-    with conn.lock:
-        hits = [p for p in conn.pending if p.req.id == target and not p.answered]
-    for p in hits:
-        p.cancel("cancelled by the client")
-    return {"cancelled": len(hits)}
-
-
-def _m_shutdown(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    server.stop_soon("a client asked (daemon/shutdown)")
-    return {"ok": True, "pid": os.getpid()}
-
-
-METHODS: dict[str, Method] = {
-    "daemon/ping": Method(_m_ping, doc="liveness and version"),
-    "daemon/status": Method(_m_status, doc="version, uptime, sessions, devices"),
-    "daemon/methods": Method(_m_methods, doc="this list"),
-    "daemon/availableDevices": Method(_m_available, doc="the pool: devices, states, counts"),
-    "daemon/refreshDevices": Method(_m_refresh, device=True,
-                                    doc="re-discover devices, re-check those in error"),
-    "daemon/openSession": Method(_m_open, device=True,
-                                 doc="{sessionId, device?, adbServer?}: give a session a device"),
-    "daemon/sessionInfo": Method(_m_session_info, doc="{sessionId}: a session's state"),
-    "daemon/releaseSession": Method(_m_release, doc="{sessionId}: free its devices (idempotent)"),
-    "daemon/cancel": Method(_m_cancel, doc="{requestId}: cancel a request of this connection"),
-    "daemon/shutdown": Method(_m_shutdown, doc="stop the daemon"),
-    "tools/list": Method(_m_tools_list, doc="{groups?, prefix?}: the tool table"),
-    "tools/call": Method(_m_tools_call, device=True,
-                         doc="{name, arguments, session?, groups?, filesDir?, …}: run a tool"),
-}
 
 
 # ---------------------------------------------------------------------------------------
@@ -428,12 +199,12 @@ class DaemonServer:
         self._listener: socket.socket | None = None
         self._lockfile: int | None = None
         self._inode: int | None = None
-        self._conns: set[_Connection] = set()
-        self._pending: set[_Pending] = set()
+        self._conns: set[Connection] = set()
+        self._pending: set[Pending] = set()
         self._mutex = threading.Lock()
         self._numbers = itertools.count(1)
         self._last_activity = clock()
-        self._deadlines: _Deadlines | None = None
+        self._deadlines: Deadlines | None = None
         self.started = time.time()
 
     # -- lifecycle --------------------------------------------------------------------
@@ -471,7 +242,7 @@ class DaemonServer:
         })
         listener.listen(64)
         self._listener = listener
-        self._deadlines = _Deadlines()
+        self._deadlines = Deadlines()
         self._last_activity = self.clock()
         log.info("baremobile daemon %s listening on %s (pid %d)", self.version, self.path,
                  os.getpid())
@@ -532,7 +303,7 @@ class DaemonServer:
                                         f"{len(self._conns)} connections",
                                         "close idle connections and retry", "DAEMON")
             if refusal is None:
-                conn = _Connection(self, sock, next(self._numbers))
+                conn = Connection(self, sock, next(self._numbers))
                 self._conns.add(conn)
                 self._last_activity = self.clock()
         if refusal is not None:
@@ -548,13 +319,13 @@ class DaemonServer:
         threading.Thread(target=conn.run, name=f"baremobile-daemon-conn-{conn.number}",
                          daemon=True).start()
 
-    def disconnected(self, conn: _Connection) -> None:
+    def disconnected(self, conn: Connection) -> None:
         conn.close()
         with self._mutex:
             self._conns.discard(conn)
             self._last_activity = self.clock()
 
-    def finished(self, pending: _Pending) -> None:
+    def finished(self, pending: Pending) -> None:
         with pending.conn.lock:
             pending.conn.pending.discard(pending)
         pending.conn.done.set()
@@ -607,10 +378,10 @@ class DaemonServer:
             "requestsInFlight": in_flight, **self.hub.status(),
         }
 
-    def dispatch(self, conn: _Connection, req: proto.Request) -> None:
+    def dispatch(self, conn: Connection, req: proto.Request) -> None:
         method = METHODS.get(req.method)
         if method is None:
-            conn.send(_failure(req.id, UnknownMethod(
+            conn.send(failure_for(req.id, UnknownMethod(
                 f"there is no method {req.method!r}",
                 hint="methods: " + ", ".join(METHODS))))
             return
@@ -618,7 +389,7 @@ class DaemonServer:
             try:
                 conn.send(proto.success(req.id, method.handler(self, req.params, conn)))
             except Exception as exc:
-                conn.send(_failure(req.id, exc))
+                conn.send(failure_for(req.id, exc))
             return
         work = Work(f"{req.method} {req.id!r}")
         pending = self._register(conn, req, work)
@@ -634,9 +405,9 @@ class DaemonServer:
         threading.Thread(target=self._work, args=(pending, method),
                          name=f"baremobile-daemon-{req.method}", daemon=True).start()
 
-    def _register(self, conn: _Connection, req: proto.Request,
-                  work: Work | None) -> _Pending | None:
-        pending = _Pending(conn, req, work)
+    def _register(self, conn: Connection, req: proto.Request,
+                  work: Work | None) -> Pending | None:
+        pending = Pending(conn, req, work)
         with self._mutex:
             if len(self._pending) >= MAX_IN_FLIGHT:
                 busy = True
@@ -657,75 +428,17 @@ class DaemonServer:
         return self.hub.floor_ms(req.params.get("name"), req.params.get("arguments"),
                                  req.params.get("session"))
 
-    def _work(self, pending: _Pending, method: Method) -> None:
+    def _work(self, pending: Pending, method: Method) -> None:
         req = pending.req
+        assert pending.work is not None
         try:
-            if req.method == "tools/call":
-                result = self._tools_call(pending)
-            else:
-                assert pending.work is not None
-                result = pending.work.run(lambda: method.handler(self, req.params, pending.conn))
+            result = pending.work.run(lambda: method.handler(self, req.params, pending))
             message = proto.success(req.id, result)
         except Exception as exc:
-            message = _failure(req.id, exc)
+            message = failure_for(req.id, exc)
         if not pending.answer(message):
             log.warning("%s %r completed after its request was already answered (%s); "
-                        "result dropped", req.method, req.id,
-                        pending.work.cancelled if pending.work else "")
-
-    def _tools_call(self, pending: _Pending) -> Any:
-        params = pending.req.params
-        name = params.get("name")
-        if not isinstance(name, str):
-            raise InvalidArgument("tools/call needs params.name (a tool name)",
-                                  hint="tools/list lists them")
-        arguments = params.get("arguments", {})
-        session = _session_param(params)
-        policy = _policy(params)
-        with reporting(_progress_sender(pending) if params.get("progress") is True else None):
-            result = self.hub.call_tool(session, name, arguments, policy, pending.work)
-        if result.get("ok"):
-            return result
-        err = dict(result.get("error", {}))
-        verbs = params.get("verbs")
-        if isinstance(verbs, dict) and isinstance(err.get("hint"), str):
-            err["hint"] = _reword(err["hint"], verbs, policy.prefix)
-        raise _ToolFailed(err, result.get("tool", name))
-
-
-def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
-    """A tool error's hint in the client's words: the dispatcher names other verbs as tools
-    (``the snapshot tool``); a client that sent its vocabulary (the CLI: ``baremobile
-    snapshot``) gets them in its own."""
-    for key, phrase in tool_verbs(prefix).items():
-        mine = verbs.get(key)
-        if isinstance(mine, str) and phrase in hint:
-            hint = hint.replace(phrase, mine)
-    return hint
-
-
-def _progress_sender(pending: _Pending) -> Callable[[int, int | None], None]:
-    """Progress notifications for ``pending`` (at most ten a second, and the last one)."""
-    last = [0.0]
-
-    def send(done: int, total: int | None) -> None:
-        now = time.monotonic()
-        if pending.answered or (now - last[0] < 0.1 and done != total):
-            return
-        last[0] = now
-        pending.conn.send(proto.progress(pending.req.id, done, total))
-
-    return send
-
-
-class _ToolFailed(BaremobileError):
-    """A tool answered ``ok: false``: its error travels as the response's error."""
-
-    def __init__(self, err: dict[str, Any], tool: str) -> None:
-        super().__init__(err.get("message", ""), hint=err.get("hint", ""))
-        self.code = err.get("code", "INTERNAL_ERROR")
-        self.category = err.get("category", self.code)
-        self.tool = tool
+                        "result dropped", req.method, req.id, pending.work.cancelled)
 
 
 # ---------------------------------------------------------------------------------------

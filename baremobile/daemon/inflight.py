@@ -1,0 +1,133 @@
+"""The daemon's requests in flight: each answered exactly once, timed out by one thread.
+
+A :class:`Pending` is one request that runs in a worker thread (it may touch a device): the
+first of its result, its timeout (:class:`Deadlines`) or its cancellation (the client's
+``daemon/cancel``, its hang-up, the daemon stopping) is sent; the others are dropped. Its
+device work is stopped through its :class:`~baremobile.daemon.cancel.Work`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from baremobile.daemon import protocol as proto
+from baremobile.daemon.cancel import Work
+from baremobile.errors import BaremobileError
+from baremobile.tools.dispatch import error_data
+
+if TYPE_CHECKING:
+    from baremobile.daemon.server import Connection
+
+__all__ = ["Deadlines", "Pending", "failure_for", "progress_sender"]
+
+log = logging.getLogger("baremobile.daemon")
+
+
+class Pending:
+    """One request: answered exactly once, however many parties try."""
+
+    def __init__(self, conn: Connection, req: proto.Request, work: Work | None) -> None:
+        self.conn = conn
+        self.req = req
+        self.work = work
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self.answered = False
+
+    def answer(self, message: dict[str, Any]) -> bool:
+        with self._lock:
+            if self.answered:
+                return False
+            self.answered = True
+        self.conn.send(message)
+        self.conn.server.finished(self)
+        return True
+
+    def fail(self, exc: BaseException) -> bool:
+        return self.answer(failure_for(self.req.id, exc))
+
+    def cancel(self, reason: str, code: str = "CANCELLED") -> None:
+        """Answer with ``code`` (if still unanswered) and stop the device work."""
+        if self.work is not None:
+            self.work.cancel(reason)
+        self.answer(proto.failure(self.req.id, code, f"{self.req.method}: {reason}",
+                                  _CANCEL_HINTS.get(code, ""),
+                                  "TIMEOUT" if code == "TIMEOUT" else "CANCELLED"))
+
+
+_CANCEL_HINTS = {
+    "TIMEOUT": "the device may be slow or stuck: its work was stopped; take a new snapshot "
+               "before acting again, or pass a longer timeoutMs",
+    "CANCELLED": "its device work was stopped; take a new snapshot before acting again",
+}
+
+
+def failure_for(request_id: Any, exc: BaseException) -> dict[str, Any]:
+    """The failure response for ``exc``: the protocol's own faults, typed errors with their
+    code, hint and category, anything else as an internal error (logged)."""
+    if isinstance(exc, proto.ProtocolFault):
+        return proto.failure(request_id, exc.code, exc.message, exc.hint, "INVALID_ARGUMENT")
+    data = error_data(exc)
+    category = getattr(exc, "category", None) or data["category"]
+    if not isinstance(exc, BaremobileError):
+        log.error("request %r failed", request_id, exc_info=exc)
+    return proto.failure(request_id, data["code"], data["message"], data["hint"], category)
+
+
+class Deadlines:
+    """One thread that times requests out."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, Pending]] = []
+        self._cond = threading.Condition()
+        self._seq = itertools.count()
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="baremobile-daemon-deadlines",
+                                        daemon=True)
+        self._thread.start()
+
+    def add(self, when: float, pending: Pending) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (when, next(self._seq), pending))
+            self._cond.notify()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped:
+                    now = time.monotonic()
+                    while self._heap and self._heap[0][2].answered:
+                        heapq.heappop(self._heap)
+                    if self._heap and self._heap[0][0] <= now:
+                        break
+                    self._cond.wait(None if not self._heap else self._heap[0][0] - now)
+                if self._stopped:
+                    return
+                _, _, due = heapq.heappop(self._heap)
+            ms = int((time.monotonic() - due.started) * 1000)
+            due.cancel(f"no answer within {ms} ms (timeoutMs)", "TIMEOUT")
+
+
+def progress_sender(pending: Pending) -> Callable[[int, int | None], None]:
+    """Progress notifications for ``pending`` (at most ten a second, and the last one)."""
+    last = [0.0]
+
+    def send(done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if pending.answered or (now - last[0] < 0.1 and done != total):
+            return
+        last[0] = now
+        pending.conn.send(proto.progress(pending.req.id, done, total))
+
+    return send

@@ -1,0 +1,202 @@
+"""The daemon's methods: what each request's ``method`` does, with its parameters checked.
+
+``METHODS`` maps a method name to its :class:`Method`. Those that may touch a device
+(``device=True``: ``tools/call``, ``daemon/openSession``, ``daemon/refreshDevices``) run in a
+worker thread under a deadline; the others are answered at once by the connection's
+reader. Everything device-related goes through the :class:`~baremobile.daemon.hub.Hub`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from baremobile.daemon.hub import tool_list
+from baremobile.daemon.inflight import Pending, progress_sender
+from baremobile.daemon.sessions import Policy
+from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.tools.dispatch import tool_verbs
+from baremobile.tools.spec import GROUPS
+from baremobile.transport.progress import reporting
+
+if TYPE_CHECKING:
+    from baremobile.daemon.server import Connection, DaemonServer
+
+__all__ = ["METHODS", "Method"]
+
+
+class Method:
+    """A daemon method: its handler, and whether it may touch a device (then it runs in a
+    worker thread, under a deadline and the request's cancel token).
+
+    The handler is called ``handler(server, params, ctx)``: ``ctx`` is the connection for
+    methods answered at once, and the request in flight (:class:`~baremobile.daemon.
+    inflight.Pending`: its ``conn``, ``req``, ``work``) for device methods."""
+
+    def __init__(self, handler: Callable[..., Any], *, device: bool = False,
+                 doc: str = "") -> None:
+        self.handler = handler
+        self.device = device
+        self.doc = doc
+
+
+def _str(params: dict[str, Any], key: str, *, default: str | None = None,
+         alt: str | None = None) -> str | None:
+    value = params.get(key, params.get(alt) if alt else None)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise InvalidArgument(f"params.{key} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _session_param(params: dict[str, Any]) -> str:
+    return _str(params, "sessionId", alt="session", default="default") or "default"
+
+
+def _policy(params: dict[str, Any]) -> Policy:
+    groups = params.get("groups", list(GROUPS))
+    if isinstance(groups, str):
+        groups = [g.strip() for g in groups.split(",") if g.strip()]
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise InvalidArgument("params.groups must be a list of group names")
+    allow = params.get("allowDevices")
+    if allow is not None and (not isinstance(allow, list)
+                              or not all(isinstance(a, str) for a in allow)):
+        raise InvalidArgument("params.allowDevices must be a list of device specs")
+    files_dir = _str(params, "filesDir")
+    prefix = _str(params, "prefix", default="") or ""
+    observe = params.get("observe")
+    if observe is not None and not isinstance(observe, bool):
+        raise InvalidArgument("params.observe must be true or false")
+    return Policy(groups=tuple(groups), prefix=prefix, files_dir=files_dir,
+                  allow_devices=tuple(allow) if allow is not None else None,
+                  allow_scenarios=bool(params.get("allowScenarios", True)), observe=observe)
+
+
+def _server_param(params: dict[str, Any]) -> tuple[str, int] | None:
+    value = _str(params, "adbServer")
+    if value is None:
+        return None
+    from baremobile.transport.server import parse_server_socket
+
+    return parse_server_socket(value)
+
+
+def _m_ping(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return {"ok": True, "timestamp": int(time.time() * 1000), "version": server.version}
+
+
+def _m_status(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return server.status()
+
+
+def _m_methods(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return {"methods": [{"name": n, "doc": m.doc} for n, m in METHODS.items()]}
+
+
+def _m_available(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return server.hub.available_devices()
+
+
+def _m_refresh(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return server.hub.refresh_devices()
+
+
+def _m_session_info(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return server.hub.session_info(_session_param(params))
+
+
+def _m_open(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return server.hub.open_session(_session_param(params), _str(params, "device"),
+                                   _server_param(params))
+
+
+def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return server.hub.release_session(_session_param(params))
+
+
+def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    policy = _policy(params)
+    return {"tools": tool_list(policy.groups, policy.prefix,
+                               allow_eval=server.hub.allow_eval)}
+
+
+def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending) -> Any:
+    """Run a tool in a session; a tool's failure is the response's error (reworded in the
+    client's vocabulary when it sent one: ``params.verbs``)."""
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise InvalidArgument("tools/call needs params.name (a tool name)",
+                              hint="tools/list lists them")
+    arguments = params.get("arguments", {})
+    session = _session_param(params)
+    policy = _policy(params)
+    with reporting(progress_sender(pending) if params.get("progress") is True else None):
+        result = server.hub.call_tool(session, name, arguments, policy)
+    if result.get("ok"):
+        return result
+    err = dict(result.get("error", {}))
+    verbs = params.get("verbs")
+    if isinstance(verbs, dict) and isinstance(err.get("hint"), str):
+        err["hint"] = _reword(err["hint"], verbs, policy.prefix)
+    raise _ToolFailed(err, result.get("tool", name))
+
+
+def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: Connection) -> Any:
+    target = params.get("requestId")
+    if target is None or isinstance(target, bool):  # None would hit every id-less request
+        raise InvalidArgument("daemon/cancel needs params.requestId: the id of a request of "
+                              "this connection", hint="e.g. {\"requestId\": \"r1\"}")
+    with conn.lock:
+        hits = [p for p in conn.pending if p.req.id == target and not p.answered]
+    for p in hits:
+        p.cancel("cancelled by the client")
+    return {"cancelled": len(hits)}
+
+
+def _m_shutdown(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    server.stop_soon("a client asked (daemon/shutdown)")
+    return {"ok": True, "pid": os.getpid()}
+
+
+METHODS: dict[str, Method] = {
+    "daemon/ping": Method(_m_ping, doc="liveness and version"),
+    "daemon/status": Method(_m_status, doc="version, uptime, sessions, devices"),
+    "daemon/methods": Method(_m_methods, doc="this list"),
+    "daemon/availableDevices": Method(_m_available, doc="the pool: devices, states, counts"),
+    "daemon/refreshDevices": Method(_m_refresh, device=True,
+                                    doc="re-discover devices, re-check those in error"),
+    "daemon/openSession": Method(_m_open, device=True,
+                                 doc="{sessionId, device?, adbServer?}: give a session a device"),
+    "daemon/sessionInfo": Method(_m_session_info, doc="{sessionId}: a session's state"),
+    "daemon/releaseSession": Method(_m_release, doc="{sessionId}: free its devices (idempotent)"),
+    "daemon/cancel": Method(_m_cancel, doc="{requestId}: cancel a request of this connection"),
+    "daemon/shutdown": Method(_m_shutdown, doc="stop the daemon"),
+    "tools/list": Method(_m_tools_list, doc="{groups?, prefix?}: the tool table"),
+    "tools/call": Method(_m_tools_call, device=True,
+                         doc="{name, arguments, session?, groups?, filesDir?, …}: run a tool"),
+}
+
+
+def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
+    """A tool error's hint in the client's words: the dispatcher names other verbs as tools
+    (``the snapshot tool``); a client that sent its vocabulary (the CLI: ``baremobile
+    snapshot``) gets them in its own."""
+    for key, phrase in tool_verbs(prefix).items():
+        mine = verbs.get(key)
+        if isinstance(mine, str) and phrase in hint:
+            hint = hint.replace(phrase, mine)
+    return hint
+
+
+class _ToolFailed(BaremobileError):
+    """A tool answered ``ok: false``: its error travels as the response's error."""
+
+    def __init__(self, err: dict[str, Any], tool: str) -> None:
+        super().__init__(err.get("message", ""), hint=err.get("hint", ""))
+        self.code = err.get("code", "INTERNAL_ERROR")
+        self.category = err.get("category", self.code)
+        self.tool = tool
