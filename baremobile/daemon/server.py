@@ -41,6 +41,7 @@ from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub
 from baremobile.daemon.inflight import Deadlines, Pending, failure_for
 from baremobile.daemon.methods import METHODS, Method
+from baremobile.transport.wire import wait_ready
 
 __all__ = ["Connection", "DaemonServer", "run"]
 
@@ -254,7 +255,7 @@ class DaemonServer:
         try:
             while not self.stopping.is_set():
                 try:
-                    ready, _, _ = select.select([self._listener], [], [], 0.2)
+                    ready = wait_ready(self._listener, timeout=0.2)
                 except (OSError, ValueError):
                     break
                 if ready:
