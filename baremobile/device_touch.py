@@ -1,7 +1,7 @@
 """Gestures on a device: which route this Android allows, and running a
 :class:`~baremobile.gestures.GesturePlan` through it.
 
-The routes, best first (see :mod:`baremobile.gestures` for the why):
+The routes, best first (see :mod:`baremobile.touch_events` for the why):
 
 * ``input`` — single-pointer gestures ``input`` has a command for: a double tap as two
   ``input tap`` in one shell command on API 31+ (where ``input`` is a binder call into
@@ -29,12 +29,14 @@ from typing import Any
 from baremobile.device import Device, command_line, quote
 from baremobile.errors import CommandFailed, Unsupported
 from baremobile.gestures import (
-    INPUT_GAP_MS,
     GesturePlan,
-    Touchscreen,
     double_tap_plan,
-    double_tap_timing,
     drag_plan,
+)
+from baremobile.touch_events import (
+    INPUT_GAP_MS,
+    Touchscreen,
+    double_tap_timing,
     parse_getevent,
     pick_touchscreen,
     sendevent_script,

@@ -25,14 +25,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from baremobile import connect  # noqa: E402
 from baremobile.device_apps import RemoteFile  # noqa: E402
-from baremobile.gestures import (  # noqa: E402
-    double_tap_plan,
+from baremobile.gestures import double_tap_plan  # noqa: E402
+from baremobile.tools.spec import GROUPS, TOOLS  # noqa: E402
+from baremobile.touch_events import (  # noqa: E402
     double_tap_timing,
     parse_getevent,
     pick_touchscreen,
     sendevent_script,
 )
-from baremobile.tools.spec import GROUPS, TOOLS  # noqa: E402
 from baremobile.virtual import VirtualPhone  # noqa: E402
 
 

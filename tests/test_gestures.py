@@ -15,15 +15,17 @@ from baremobile.errors import InvalidArgument
 from baremobile.gestures import (
     DOUBLE_TAP_MIN_MS,
     DOUBLE_TAP_TIMEOUT_MS,
-    Axis,
     GesturePlan,
     double_tap_plan,
-    double_tap_timing,
     drag_plan,
-    parse_getevent,
     paths_plan,
-    pick_touchscreen,
     pinch_plan,
+)
+from baremobile.touch_events import (
+    Axis,
+    double_tap_timing,
+    parse_getevent,
+    pick_touchscreen,
     script_syn_times,
     sendevent_script,
     to_natural,

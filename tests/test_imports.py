@@ -53,6 +53,7 @@ LAYERS: list[list[str]] = [
      "baremobile.device_files"],  # a verb family's commands over a Device
     ["baremobile.device"],
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)
+    ["baremobile.touch_events"],  # no I/O: a plan's replay on a touch screen
     ["baremobile.gestures", "baremobile.apk", "baremobile.keycodes"],  # no I/O
     ["baremobile.localfiles"],  # writing files of this computer (page, tools)
     ["baremobile.snapshot"],

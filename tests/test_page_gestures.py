@@ -18,11 +18,10 @@ from baremobile.errors import InvalidArgument, Unsupported
 from baremobile.gestures import (
     DOUBLE_TAP_MIN_MS,
     DOUBLE_TAP_TIMEOUT_MS,
-    REGISTER_MS,
-    SENDEVENT_MS,
     paths_plan,
     pinch_plan,
 )
+from baremobile.touch_events import REGISTER_MS, SENDEVENT_MS
 from baremobile.virtual import VirtualPhone
 from baremobile.virtual.model import FakeClock
 from tests.conftest import free_port
