@@ -103,6 +103,12 @@ def test_bad_lines_each_get_one_error_and_the_daemon_goes_on(daemon_socket: str)
              "UNKNOWN_TOOL"),
             (b'{"id": "h", "method": "daemon/openSession", "params": {"sessionId": "a b"}}',
              "h", "INVALID_ARGUMENT"),
+            # Python's JSON reads NaN and Infinity: the tool's validator refuses them (the
+            # timeout floor choked on NaN: INTERNAL_ERROR)
+            (b'{"id": "i", "method": "tools/call", "params": {"name": "wait_for_text", '
+             b'"arguments": {"text": "x", "timeout": NaN}}}', "i", "INVALID_ARGUMENT"),
+            (b'{"id": "j", "method": "tools/call", "params": {"name": "wait_stable", '
+             b'"arguments": {"timeout": -Infinity}}}', "j", "INVALID_ARGUMENT"),
         ]
         c.send_raw(b"\n   \n")  # blank lines are no requests: no answers
         for line, rid, code in cases:

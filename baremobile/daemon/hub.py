@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -309,8 +310,10 @@ class Hub:
         options = state.options if state is not None else None
         if name in ("wait_for_text", "wait_stable"):
             wait = args.get("timeout", options.timeout if options else 10.0)
-            if isinstance(wait, (int, float)) and not isinstance(wait, bool):
-                floor = max(floor, int(min(wait, 600) * 1000) + _DUMP_MS)
+            # (NaN and ±Infinity parse as JSON here: the tool's validator refuses them)
+            if isinstance(wait, (int, float)) and not isinstance(wait, bool) \
+                    and math.isfinite(wait):
+                floor = max(floor, int(min(max(wait, 0), 600) * 1000) + _DUMP_MS)
         if tool is not None and tool.acts and options is not None and options.observe:
             floor += _DUMP_MS + int(options.settle * 1000)
         return floor
