@@ -288,6 +288,17 @@ def test_timeout_floors_lift_short_timeouts(phone: VirtualPhone, daemon_socket: 
         reply = c.call("tools/call", {"name": "snapshot", "arguments": {}, "session": "s"},
                        timeoutMs=1)
         assert reply["success"], reply
+        # the session named as sessionId (as openSession names it) is the one whose
+        # settings lift the floor: observing actions get a dump's worth
+        c.call("tools/call", {"name": "configure", "arguments": {"observe": True},
+                              "sessionId": "s"})
+        assert hub.floor_ms("back", {}, "s") == 10_000 + 500  # a dump and the settle time
+        reply = c.call("tools/call", {"name": "back", "arguments": {}, "sessionId": "s"},
+                       timeoutMs=1)
+        assert reply["success"] and "snapshot" in reply["result"], reply
+        bad = c.call("tools/call", {"name": "press", "arguments": {"key": "back"},
+                                    "session": {"not": "a name"}})
+        assert bad["code"] == "INVALID_ARGUMENT", bad
 
 
 def test_cancel_a_request_of_the_same_connection(phone: VirtualPhone, daemon_socket: str):

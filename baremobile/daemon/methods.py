@@ -36,10 +36,13 @@ class Method:
     inflight.Pending`: its ``conn``, ``req``, ``work``) for device methods."""
 
     def __init__(self, handler: Callable[..., Any], *, device: bool = False,
-                 doc: str = "") -> None:
+                 doc: str = "", floor: Callable[[Any, dict[str, Any]], int] | None = None
+                 ) -> None:
         self.handler = handler
         self.device = device
         self.doc = doc
+        #: ``floor(server, params)``: the least ``timeoutMs`` the request gets (ms)
+        self.floor = floor
 
 
 def _str(params: dict[str, Any], key: str, *, default: str | None = None,
@@ -145,6 +148,13 @@ def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending
     raise _ToolFailed(err, result.get("tool", name))
 
 
+def _tools_call_floor(server: DaemonServer, params: dict[str, Any]) -> int:
+    """The tool's floor, in the session the call runs in (named as ``session`` or
+    ``sessionId``, like the call itself)."""
+    return server.hub.floor_ms(params.get("name"), params.get("arguments"),
+                               _session_param(params))
+
+
 def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: Connection) -> Any:
     target = params.get("requestId")
     if target is None or isinstance(target, bool):  # None would hit every id-less request
@@ -176,7 +186,7 @@ METHODS: dict[str, Method] = {
     "daemon/cancel": Method(_m_cancel, doc="{requestId}: cancel a request of this connection"),
     "daemon/shutdown": Method(_m_shutdown, doc="stop the daemon"),
     "tools/list": Method(_m_tools_list, doc="{groups?, prefix?}: the tool table"),
-    "tools/call": Method(_m_tools_call, device=True,
+    "tools/call": Method(_m_tools_call, device=True, floor=_tools_call_floor,
                          doc="{name, arguments, session?, groups?, filesDir?, …}: run a tool"),
 }
 

@@ -397,7 +397,8 @@ class DaemonServer:
         if pending is None:
             return
         try:
-            timeout_ms = max(req.timeout_ms or proto.DEFAULT_TIMEOUT_MS, self._floor(req))
+            floor = method.floor(self, req.params) if method.floor is not None else 0
+            timeout_ms = max(req.timeout_ms or proto.DEFAULT_TIMEOUT_MS, floor)
         except Exception as exc:
             pending.fail(exc)
             return
@@ -422,12 +423,6 @@ class DaemonServer:
         with conn.lock:
             conn.pending.add(pending)
         return pending
-
-    def _floor(self, req: proto.Request) -> int:
-        if req.method != "tools/call":
-            return 0
-        return self.hub.floor_ms(req.params.get("name"), req.params.get("arguments"),
-                                 req.params.get("session"))
 
     def _work(self, pending: Pending, method: Method) -> None:
         req = pending.req
