@@ -12,6 +12,7 @@ deleting, appending.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import secrets
 from typing import Any
@@ -81,10 +82,26 @@ def list_dir(device: Device, path: str, *, offset: int = 0, limit: int = 200) ->
             "has_more": offset + len(page) < len(entries)}
 
 
+#: folders never deleted whole (normalised paths): the root, the shared storage under every
+#: name Android gives it (``/sdcard`` and ``/storage/self/primary`` are links to the user's
+#: ``/storage/emulated/<user>``), and the shell's scratch folder
+_PROTECTED = frozenset({
+    "/", "/sdcard", "/mnt/sdcard", "/storage", "/storage/self", "/storage/self/primary",
+    "/storage/emulated", "/storage/emulated/0", "/data", "/data/local", "/data/local/tmp",
+    "/data/media", "/data/media/0", "/system",
+})
+
+
+def _normal(path: str) -> str:
+    """``path`` with ``//``, ``.`` and ``..`` resolved as the kernel would for folders
+    (``posixpath.normpath`` keeps a leading ``//``, which Linux reads as ``/``)."""
+    return posixpath.normpath("/" + path.lstrip("/"))
+
+
 def delete(device: Device, path: str, *, recursive: bool = False) -> None:
     """``rm`` a file (a directory only with ``recursive``); the device's words on failure."""
     _absolute(path)
-    if path.rstrip("/") in ("", "/sdcard", "/storage/emulated/0", "/data/local/tmp"):
+    if _normal(path) in _PROTECTED:
         raise InvalidArgument(f"refusing to delete {path!r} itself",
                               hint="name the files or folders inside it")
     argv = ["rm", *(["-r"] if recursive else []), "--", path]

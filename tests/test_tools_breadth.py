@@ -221,6 +221,22 @@ def test_files_list_append_delete(page, phone):
     err(call(page, "list_files", {"path": "/nope"}), "COMMAND_FAILED")
 
 
+def test_delete_file_refuses_the_storage_roots_however_spelled(page, phone):
+    """The guard against deleting a whole storage root compared the path as typed:
+    ``/storage/emulated//0``, ``/sdcard/../sdcard`` or ``/sdcard/.`` with recursive=true
+    went through to ``rm -r`` (all of the user's files)."""
+    phone.fs.write("/sdcard/Download/keep.txt", b"mine")
+    for path in ("/storage/emulated//0", "/storage/emulated/0/../0", "/sdcard/.",
+                 "//sdcard", "/sdcard/Download/..", "/storage/self/primary", "/",
+                 "/data/local/tmp/./"):
+        e = err(call(page, "delete_file", {"path": path, "recursive": True}),
+                "INVALID_ARGUMENT")
+        assert "refusing" in e["message"], path
+    assert phone.fs.read("/sdcard/Download/keep.txt") == b"mine"
+    ok(call(page, "delete_file", {"path": "/sdcard/Download/../Download/keep.txt"}))
+    assert not phone.fs.exists("/sdcard/Download/keep.txt")  # an ordinary file still goes
+
+
 def test_read_file_from_an_offset(page, phone):
     phone.fs.write("/sdcard/Download/big.txt", b"0123456789" * 10)
     r = ok(call(page, "read_file", {"path": "/sdcard/Download/big.txt", "offset": 95}))
