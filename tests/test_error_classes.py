@@ -93,7 +93,7 @@ VALID = {"text": "x", "direction": "down", "package": "com.android.settings",
          "tag": "ActivityManager", "cell": "A1", "x1": 1, "y1": 1, "x2": 2, "y2": 2,
          "key": "back", "selector": {"text": "x"}, "orientation": "portrait", "scale": 2,
          "paths": [[{"x": 1, "y": 1, "time": 0}, {"x": 2, "y": 2, "time": 9}]],
-         "steps": [{"tool": "back"}]}
+         "steps": [{"tool": "back"}], "expression": "1 + 1"}  # eval's: gated, see below
 STRING_ARGUMENTS = sorted(
     (t.name, name)
     for t in spec.TOOLS
@@ -118,7 +118,8 @@ def test_a_lone_surrogate_in_any_tool_argument_is_an_invalid_argument(page, phon
     (tmp_path / "app.apk").write_bytes(b"PK")
     (tmp_path / "x.txt").write_bytes(b"x")
     since = phone.events.last_seq
-    r = tools.call(page, tool, args, groups="all", files_dir=tmp_path)
+    page.allow_eval = tool == "eval"  # the gated tool, served so that its checks run
+    r = tools.call(page, tool, args, groups=["all", "eval"], files_dir=tmp_path)
     if (tool, name) in LOCAL_ONLY:  # matched here: found nothing, or refused
         assert r["ok"] or r["error"]["category"] in ("INVALID_ARGUMENT", "REF_NOT_FOUND",
                                                      "TIMEOUT"), r
