@@ -1,25 +1,15 @@
 """Android shell verbs over a :class:`~baremobile.transport.Transport`.
 
-This is where command lines are built — and therefore where nothing may break out of
-them. Every argument is validated (numbers are numbers, package names look like package
-names) and then single-quoted for the device's ``sh -c``: inside ``'…'`` mksh treats every
-byte literally, and a ``'`` is written as ``'\\''``. No user string is ever pasted into a
-command line any other way.
-
-Android quirks handled here:
-
-* ``uiautomator dump`` writes to a file (``/dev/tty`` fails on API 35+); the dump and the
-  read-back happen in one ``exec:`` round trip and are streamed.
-* ``input text`` cannot type spaces on API 35+, turns ``%s`` into a space, and fails on
-  anything outside printable ASCII: :func:`typing_plan` types word by word with
-  KEYCODE_SPACE between words, splits every ``%``/``s`` pair across two commands, and
-  rejects untypable characters before anything is sent.
+Command lines are built by :mod:`baremobile.shell_words` (validation and quoting) and
+:mod:`baremobile.text_input` (the typing plan); this module sends them and reads the
+answers. Android quirks handled here: ``uiautomator dump`` writes to a file (``/dev/tty``
+fails on API 35+), so the dump and the read-back happen in one ``exec:`` round trip and are
+streamed; a screencap is checked to be a whole PNG before it is handed out.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -30,295 +20,28 @@ from baremobile.errors import (
     DumpFailed,
     InvalidArgument,
     ServiceRefused,
-    UnsupportedText,
 )
-from baremobile.keycodes import KEYCODES
+from baremobile.png import PNG_SIGNATURE, png_problem
+from baremobile.shell_words import (
+    MAX_COMMAND,
+    absolute_path,
+    batches,
+    command_line,
+    intent_extra,
+    number,
+    quote,
+    validate_action,
+    validate_component,
+    validate_log_tag,
+    validate_package,
+    validate_uri,
+)
 from baremobile.transport.base import DUMP_TIMEOUT, ShellResult, Transport
 
-__all__ = [
-    "DUMP_PATH",
-    "Device",
-    "Focus",
-    "batches",
-    "clear_plan",
-    "command_line",
-    "number",
-    "png_problem",
-    "quote",
-    "typing_plan",
-    "untypable",
-    "validate_action",
-    "validate_component",
-    "validate_package",
-    "validate_uri",
-]
+__all__ = ["DUMP_PATH", "Device", "Focus"]
 
 #: Where the hierarchy is dumped (``/dev/tty`` does not work on API 35+).
 DUMP_PATH = "/data/local/tmp/baremobile_dump.xml"
-
-#: Longest command line sent in one round trip (older adbd cap OPEN at 4 KiB).
-MAX_COMMAND = 3500
-
-_SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+\Z")
-_PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+\Z")
-_CLASS = re.compile(r"^\.?[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*\Z")
-_ACTION = re.compile(r"^[A-Za-z0-9_.]+\Z")
-_EXTRA_KEY = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.:-]*\Z")  # never an option
-_LOG_TAG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[VDIWEFS])?\Z")  # never an option
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-
-
-# ---------------------------------------------------------------------------------------
-# quoting and validation
-# ---------------------------------------------------------------------------------------
-
-
-def quote(arg: str) -> str:
-    """Quote one argument for the device's ``sh``: safe words as-is, else ``'…'``."""
-    if not isinstance(arg, str):
-        raise InvalidArgument(f"shell arguments must be strings, not {type(arg).__name__}")
-    if "\0" in arg:
-        raise InvalidArgument("a shell argument cannot contain a NUL character")
-    if arg and _SAFE.match(arg):
-        return arg
-    return "'" + arg.replace("'", "'\\''") + "'"
-
-
-def command_line(argv: Sequence[str]) -> str:
-    """argv → one safely quoted command line."""
-    if not argv:
-        raise InvalidArgument("empty command")
-    return " ".join(quote(a) for a in argv)
-
-
-def number(
-    name: str, value: object, *, minimum: float | None = None, maximum: float | None = None
-) -> int:
-    """A finite number (int or float, not bool, not str) rounded to an int, in range."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidArgument(f"{name} must be a number, not {value!r}")
-    if not math.isfinite(value):
-        raise InvalidArgument(f"{name} must be finite, not {value!r}")
-    v = int(round(value))
-    if minimum is not None and v < minimum:
-        raise InvalidArgument(f"{name} must be ≥ {minimum:g}, not {value!r}")
-    if maximum is not None and v > maximum:
-        raise InvalidArgument(f"{name} must be ≤ {maximum:g}, not {value!r}")
-    return v
-
-
-def validate_package(package: object) -> str:
-    """A Java package name like ``com.android.settings``."""
-    if not isinstance(package, str) or not _PACKAGE.match(package):
-        raise InvalidArgument(
-            f"{package!r} is not an Android package name",
-            hint="package names look like 'com.android.settings'; list them with {apps}",
-        )
-    return package
-
-
-def validate_component(component: object) -> str:
-    """``pkg/.Activity`` or ``pkg/full.class.Name``."""
-    if not isinstance(component, str) or component.count("/") != 1:
-        raise InvalidArgument(f"{component!r} is not a component (expected 'package/.Activity')")
-    pkg, cls = component.split("/")
-    validate_package(pkg)
-    if not _CLASS.match(cls):
-        raise InvalidArgument(f"{cls!r} is not an activity class name")
-    return component
-
-
-def validate_uri(uri: object) -> str:
-    if not isinstance(uri, str) or not _SCHEME.match(uri):
-        raise InvalidArgument(
-            f"{uri!r} is not a URI with a scheme",
-            hint="pass e.g. 'https://example.com', 'tel:5551234', 'geo:0,0?q=cafe'",
-        )
-    bad = sorted({c for c in uri if c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F})
-    if bad:
-        raise InvalidArgument(
-            f"URI contains whitespace or control characters: {bad!r}",
-            hint="percent-encode them (a space is %20)",
-        )
-    return uri
-
-
-def validate_action(action: object) -> str:
-    if not isinstance(action, str) or not _ACTION.match(action):
-        raise InvalidArgument(
-            f"{action!r} is not an intent action like 'android.intent.action.VIEW'"
-        )
-    return action
-
-
-# ---------------------------------------------------------------------------------------
-# typing
-# ---------------------------------------------------------------------------------------
-
-#: Characters ``input text`` can type (the virtual keyboard map): printable ASCII.
-TYPABLE = frozenset(chr(c) for c in range(0x20, 0x7F))
-#: Characters typed as keys instead of text.
-KEY_CHARS = {" ": KEYCODES["SPACE"], "\n": KEYCODES["ENTER"], "\t": KEYCODES["TAB"]}
-
-
-def untypable(text: str) -> list[str]:
-    """The characters of ``text`` that ``input text`` cannot produce (in order, unique)."""
-    return list(dict.fromkeys(c for c in text if c not in TYPABLE and c not in KEY_CHARS))
-
-
-#: Longest piece of a word typed by one ``input text`` (old adbd caps a command at 4 KiB).
-MAX_PIECE = 1000
-
-
-def _text_pieces(word: str) -> list[str]:
-    """Split a word so no piece contains ``%`` directly followed by ``s``.
-
-    ``input text`` turns every ``%s`` into a space; typing ``%`` and ``s…`` in two
-    commands is the only way to produce a literal ``%s``. Long words are also cut into
-    pieces of at most :data:`MAX_PIECE` characters, so every command line stays small.
-    """
-    pieces, start = [], 0
-    for i in range(len(word) - 1):
-        if (word[i] == "%" and word[i + 1] == "s") or i + 1 - start >= MAX_PIECE:
-            pieces.append(word[start : i + 1])
-            start = i + 1
-    pieces.append(word[start:])
-    return [p for p in pieces if p]
-
-
-def typing_plan(text: str) -> list[list[str]]:
-    """The ``input`` commands (argv lists) that make a field hold exactly ``text``.
-
-    Words go through ``input text``; spaces, newlines and tabs become key events
-    (consecutive ones share one ``input keyevent``). Raises :class:`UnsupportedText`
-    naming every character that cannot be typed — before anything is sent.
-    """
-    if not isinstance(text, str):
-        raise InvalidArgument(f"text must be a string, not {type(text).__name__}")
-    bad = untypable(text)
-    if bad:
-        raise UnsupportedText(bad)
-    plan: list[list[str]] = []
-    word: list[str] = []
-    keys: list[str] = []
-
-    def flush_word() -> None:
-        if word:
-            plan.extend(["input", "text", p] for p in _text_pieces("".join(word)))
-            word.clear()
-
-    def flush_keys() -> None:
-        if keys:
-            plan.append(["input", "keyevent", *keys])
-            keys.clear()
-
-    for ch in text:
-        if ch in KEY_CHARS:
-            flush_word()
-            keys.append(str(KEY_CHARS[ch]))
-        else:
-            flush_keys()
-            word.append(ch)
-    flush_word()
-    flush_keys()
-    return plan
-
-
-#: DELs sent beyond the field's length (characters that arrive while clearing).
-CLEAR_MARGIN = 8
-#: DELs for a password field whose dump hides its text (Android before 8 leaves ``text``
-#: empty for passwords; later versions show one bullet per character).
-HIDDEN_PASSWORD_DELETES = 128
-
-
-def clear_plan(api_level: int, length: int) -> list[list[str]]:
-    """The ``input`` commands that empty the focused field holding ``length`` characters.
-
-    Android 13+ (API 33): select all (``keycombination CTRL_LEFT A``) and delete — any
-    length. Older Android has no key combinations: the caret goes to the end and
-    ``length`` + :data:`CLEAR_MARGIN` DELs follow, so ``length`` must be the field's length
-    *now* (read from the device, never from an older snapshot).
-    """
-    if api_level >= 33:
-        return [
-            ["input", "keycombination", str(KEYCODES["CTRL_LEFT"]), str(KEYCODES["A"])],
-            ["input", "keyevent", str(KEYCODES["DEL"])],
-        ]
-    dels = [str(KEYCODES["DEL"])] * (max(length, 0) + CLEAR_MARGIN)
-    return [["input", "keyevent", str(KEYCODES["MOVE_END"])], ["input", "keyevent", *dels]]
-
-
-def batches(commands: Iterable[Sequence[str]], limit: int = MAX_COMMAND) -> list[str]:
-    """Join argv lists with ``&&`` into as few command lines as fit in ``limit`` bytes.
-
-    An ``input keyevent`` with more keys than fit is split into several; any other
-    command longer than ``limit`` raises :class:`InvalidArgument` — before anything is
-    sent, since the whole plan is made first.
-    """
-    out: list[str] = []
-    cur = ""
-    for argv in commands:
-        for line in _fitting(argv, limit):
-            if cur and len(cur.encode()) + 4 + len(line.encode()) > limit:
-                out.append(cur)
-                cur = ""
-            cur = f"{cur} && {line}" if cur else line
-    if cur:
-        out.append(cur)
-    return out
-
-
-def _fitting(argv: Sequence[str], limit: int) -> list[str]:
-    """``argv`` as command lines of at most ``limit`` bytes each."""
-    line = command_line(argv)
-    if len(line.encode()) <= limit:
-        return [line]
-    head = list(argv[:2])
-    if head == ["input", "keyevent"] and len(argv) > 3:  # keys: any split is the same
-        lines: list[str] = []
-        keys: list[str] = []
-        for key in argv[2:]:
-            if keys and len(command_line([*head, *keys, key]).encode()) > limit:
-                lines.append(command_line([*head, *keys]))
-                keys = []
-            keys.append(key)
-        last = command_line([*head, *keys])
-        if len(last.encode()) <= limit:
-            return [*lines, last]
-    raise InvalidArgument(
-        f"a command of {len(line.encode())} bytes does not fit in one message to the device "
-        f"(at most {limit}): {line[:60]}…",
-        hint="make it shorter; nothing was sent",
-    )
-
-
-# ---------------------------------------------------------------------------------------
-# PNG
-# ---------------------------------------------------------------------------------------
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_IHDR = b"\x00\x00\x00\x0dIHDR"  # the first chunk: 13 bytes of header, then a CRC
-_IEND = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # the last chunk, always these 12 bytes
-
-
-def png_problem(data: object) -> str | None:
-    """What makes ``data`` not a complete PNG file (None when it is one): the signature,
-    a whole ``IHDR`` chunk first and the ``IEND`` chunk last are checked, not the pixels."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        return f"a PNG is bytes, not {type(data).__name__}"
-    b = bytes(data[:33])
-    if b[:8] != PNG_SIGNATURE:
-        return "it does not start with the PNG signature"
-    if len(data) < 33 or b[8:16] != _IHDR:
-        return f"it ends after {len(data)} bytes, inside the PNG header"
-    if bytes(data[-12:]) != _IEND:
-        return f"it is cut off: {len(data)} bytes without the closing IEND chunk"
-    return None
-
-
-# ---------------------------------------------------------------------------------------
-# the device
-# ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -415,7 +138,7 @@ class Device:
         Raises :class:`CommandFailed` with the device's words when it is missing or not
         readable.
         """
-        _absolute(path)
+        absolute_path(path)
         line = f"{command_line(['stat', '-L', '-c', '%s %F', path])} && " \
                f"{command_line(['test', '-r', path])}"
         r = self.transport.shell(line)
@@ -438,7 +161,7 @@ class Device:
         the wire. Older devices: a sync pull that stops once it has them (the connection
         is then reopened; memory stays at ``length`` either way).
         """
-        _absolute(path)
+        absolute_path(path)
         offset = number("offset", offset, minimum=0)
         length = number("length", length, minimum=1)
         if self.api_level >= 28:
@@ -572,7 +295,7 @@ class Device:
         if flags is not None:
             argv += ["-f", str(number("flags", flags, minimum=0, maximum=0xFFFFFFFF))]
         for key, value in (extras or {}).items():
-            argv += _extra(key, value)
+            argv += intent_extra(key, value)
         if package is not None:
             argv.append(validate_package(package))
         if len(argv) == 2:
@@ -599,20 +322,8 @@ class Device:
     def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
         argv = ["logcat", "-d", "-t", str(number("lines", lines, minimum=1, maximum=100_000))]
         if tag is not None:
-            if not isinstance(tag, str) or not _LOG_TAG.match(tag):
-                raise InvalidArgument(
-                    f"{tag!r} is not a log tag",
-                    hint="letters, digits, '_', '.', '-' (not first), optionally ':PRIORITY'",
-                )
-            argv += ["-s", tag]
+            argv += ["-s", validate_log_tag(tag)]
         return self.run(argv).text
-
-
-def _absolute(path: object) -> str:
-    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
-        raise InvalidArgument(f"{path!r} is not an absolute device path",
-                              hint="device paths start with /, e.g. /sdcard/Download")
-    return path
 
 
 class _Enough(Exception):
@@ -635,23 +346,3 @@ class _Window:
         if self.pos >= self.end:
             raise _Enough
         return len(chunk)
-
-
-def _extra(key: str, value: object) -> list[str]:
-    if not isinstance(key, str) or not _EXTRA_KEY.match(key):
-        raise InvalidArgument(f"{key!r} is not a valid intent extra name")
-    if isinstance(value, bool):
-        return ["--ez", key, "true" if value else "false"]
-    if isinstance(value, int):
-        return ["--el" if abs(value) > 2**31 - 1 else "--ei", key, str(value)]
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidArgument(f"extra {key!r} must be finite, not {value!r}")
-        return ["--ef", key, repr(value)]
-    if isinstance(value, str):
-        if "\0" in value:
-            raise InvalidArgument(f"extra {key!r} contains a NUL character")
-        return ["--es", key, value]
-    raise InvalidArgument(
-        f"extra {key!r} must be str, int, float or bool, not {type(value).__name__}"
-    )

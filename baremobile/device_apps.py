@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from baremobile.apk import ApkError, read_apk
-from baremobile.device import Device, command_line, quote, validate_package
+from baremobile.device import Device
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.shell_words import command_line, quote, validate_package
 from baremobile.transport.base import check_text
 
 __all__ = ["App", "Apps", "RemoteFile", "KINDS"]

@@ -17,8 +17,9 @@ import re
 import secrets
 from typing import Any
 
-from baremobile.device import Device, command_line
+from baremobile.device import Device
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.shell_words import command_line
 from baremobile.transport.base import check_text
 
 __all__ = ["list_dir", "delete", "append", "parse_ls"]

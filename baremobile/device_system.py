@@ -24,9 +24,10 @@ import math
 import re
 from typing import Any, NoReturn
 
-from baremobile.device import Device, command_line, number, quote, validate_package
+from baremobile.device import Device
 from baremobile.device_touch import parse_screen
 from baremobile.errors import InvalidArgument, Unsupported
+from baremobile.shell_words import command_line, number, quote, validate_package
 
 __all__ = ["ORIENTATIONS", "rotation", "set_rotation", "battery", "clipboard_probe",
            "logcat", "log_time", "BATTERY_STATUS"]

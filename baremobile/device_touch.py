@@ -26,13 +26,14 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from baremobile.device import Device, command_line, quote
+from baremobile.device import Device
 from baremobile.errors import CommandFailed, Unsupported
 from baremobile.gestures import (
     GesturePlan,
     double_tap_plan,
     drag_plan,
 )
+from baremobile.shell_words import command_line, quote
 from baremobile.touch_events import (
     INPUT_GAP_MS,
     Touchscreen,

@@ -19,25 +19,12 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from baremobile import device_system
-from baremobile.device import (
-    HIDDEN_PASSWORD_DELETES,
-    Device,
-    Focus,
-    clear_plan,
-    number,
-    typing_plan,
-    validate_package,
-    validate_uri,
-)
+from baremobile.device import Device
 from baremobile.errors import (
     Cancelled,
-    CommandTimeout,
     InvalidArgument,
     PageClosed,
     RefCovered,
@@ -47,12 +34,16 @@ from baremobile.keycodes import KEYCODES, keycode
 from baremobile.page_device import DeviceVerbs
 from baremobile.page_read import ReadVerbs
 from baremobile.page_touch import GestureVerbs
+from baremobile.page_wait import DIRECTIONS, WaitVerbs
 from baremobile.page_web import WebVerbs
 from baremobile.screenshot import Screenshot
+from baremobile.selector import Selector, Target
+from baremobile.shell_words import number, validate_package, validate_uri
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import Node
+from baremobile.text_input import HIDDEN_PASSWORD_DELETES, clear_plan, typing_plan
 from baremobile.transport import DUMP_TIMEOUT, Transport, open_transport
 from baremobile.transport.cancel import CancelToken, cancel_scope
 
@@ -60,97 +51,11 @@ __all__ = ["Page", "Selector", "Screenshot", "connect", "snapshot", "Target"]
 
 
 # ---------------------------------------------------------------------------------------
-# selectors
-# ---------------------------------------------------------------------------------------
-
-
-_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
-
-
-@dataclass(frozen=True)
-class Selector:
-    """Find elements by what they show. Every given field must match.
-
-    ``text``/``desc`` are exact; ``text_contains``/``desc_contains`` are case-insensitive
-    substrings; ``id`` is a resource id (full ``pkg:id/name`` or just ``name``); ``role``
-    is a snapshot role (``Button``, ``TextInput`` …); ``index`` picks among several matches.
-    """
-
-    text: str | None = None
-    text_contains: str | None = None
-    desc: str | None = None
-    desc_contains: str | None = None
-    id: str | None = None
-    role: str | None = None
-    index: int = 0
-
-    def __post_init__(self) -> None:
-        for f in _CRITERIA:
-            v = getattr(self, f)
-            if v is not None and not isinstance(v, str):
-                raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
-        if isinstance(self.index, bool) or not isinstance(self.index, int) or self.index < 0:
-            raise InvalidArgument(
-                f"selector index must be a non-negative integer, not {self.index!r}"
-            )
-        if all(getattr(self, f) is None for f in _CRITERIA):
-            raise InvalidArgument(
-                "a selector needs at least one of text, text_contains, desc, "
-                "desc_contains, id, role"
-            )
-
-    @classmethod
-    def of(cls, value: Selector | Mapping[str, Any]) -> Selector:
-        """A selector from a mapping (``resource_id`` is accepted for ``id``); validated."""
-        if isinstance(value, Selector):
-            return value
-        if not isinstance(value, Mapping):
-            raise InvalidArgument(f"a selector is a mapping, not {type(value).__name__}")
-        names = {f.name for f in fields(cls)}
-        unknown = set(value) - names - {"resource_id"}
-        if unknown:
-            raise InvalidArgument(
-                f"unknown selector field(s): {', '.join(sorted(map(str, unknown)))}",
-                hint=f"use {', '.join(sorted(names))}",
-            )
-        data = dict(value)
-        if "resource_id" in data:
-            data["id"] = data.pop("resource_id")
-        return cls(**data)
-
-    def matches(self, snap: Snapshot) -> list[Node]:
-        found = snap.find(
-            text=self.text,
-            text_contains=self.text_contains,
-            desc=self.desc,
-            desc_contains=self.desc_contains,
-            resource_id=self.id,
-            role=self.role,
-        )
-        # prefer actionable matches (a ref) over plain labels, keeping line order
-        return [n for n in found if n.ref is not None] + [n for n in found if n.ref is None]
-
-    def __str__(self) -> str:
-        parts = [
-            f"{f.name}={getattr(self, f.name)!r}"
-            for f in fields(self)
-            if getattr(self, f.name) is not None and not (f.name == "index" and self.index == 0)
-        ]
-        return "{" + ", ".join(parts) + "}"
-
-
-#: A ref from the last snapshot, or a selector (object or mapping).
-Target = int | Selector | Mapping[str, Any]
-
-
-# ---------------------------------------------------------------------------------------
 # the page
 # ---------------------------------------------------------------------------------------
 
-_DIRECTIONS = ("up", "down", "left", "right")
 
-
-class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
+class Page(WaitVerbs, GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
     """An Android device as an agent sees it. Create it with :func:`connect`.
 
     Thread-safe: calls are serialised per page. Use as a context manager, or call
@@ -450,9 +355,9 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
         ``direction`` is where the content should go: ``"down"`` reveals what is below.
         ``amount`` is the fraction of the element's height (or width) to move (0–1].
         """
-        if direction not in _DIRECTIONS:
+        if direction not in DIRECTIONS:
             raise InvalidArgument(
-                f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}"
+                f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}"
             )
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 < amount <= 1:
             raise InvalidArgument(f"amount must be a fraction in (0, 1], not {amount!r}")
@@ -604,178 +509,6 @@ class Page(GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""
         with self._using():
             return Screenshot(self.device.screencap())
-
-    # -- waiting ------------------------------------------------------------------------
-    def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5) -> Snapshot:
-        """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot."""
-        if not isinstance(text, str) or not text:
-            raise InvalidArgument("wait_for_text needs a non-empty string")
-        needle = text.casefold()
-        return self._poll(
-            lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval
-        )
-
-    def wait_for(
-        self,
-        selector: Selector | Mapping[str, Any],
-        *,
-        timeout: float = 10.0,
-        interval: float = 0.5,
-        gone: bool = False,
-    ) -> Node | None:
-        """Snapshot until an element matches and return it — or, with ``gone=True``, until
-        none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen."""
-        sel = Selector.of(selector)
-        if gone:
-            self._poll(lambda s: len(sel.matches(s)) <= sel.index, f"{sel} to disappear",
-                       timeout, interval, happened="did not disappear")
-            return None
-        snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout, interval)
-        return sel.matches(snap)[sel.index]
-
-    def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
-        """Snapshot until two consecutive dumps are identical."""
-        return self.snapshot(stable=True, timeout=timeout)
-
-    def _poll(self, ok: Any, what: str, timeout: float, interval: float,
-              happened: str = "did not appear") -> Snapshot:
-        for name, value in (("timeout", timeout), ("interval", interval)):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not (0 <= value <= 3600)
-            ):
-                raise InvalidArgument(f"{name} must be a number of seconds (0–3600), not {value!r}")
-        with self._using():  # one verb: a cancel stops the wait between dumps too
-            token = self._token
-            assert token is not None
-            deadline = time.monotonic() + timeout
-            while True:
-                # each dump may use what is left of the wait (at least 2 s: a dump takes time)
-                snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
-                if ok(snap):
-                    return snap
-                if time.monotonic() + interval > deadline:
-                    raise CommandTimeout(
-                        f"{what} {happened} within {timeout:g} s",
-                        hint="check the last snapshot ({last_snapshot}); "
-                        "the screen may need scrolling or a different selector",
-                    )
-                token.sleep(interval, f"waiting for {what}")
-
-    def scroll_until(
-        self,
-        selector: Selector | Mapping[str, Any],
-        target: Target | None = None,
-        *,
-        direction: str = "down",
-        max_scrolls: int = 10,
-        click_after: bool = False,
-    ) -> Node:
-        """Scroll ``target`` (or the screen) until an element matches; return it (tapped
-        first with ``click_after=True``)."""
-        sel = Selector.of(selector)
-        limit = number("max_scrolls", max_scrolls, minimum=0, maximum=200)
-        if direction not in _DIRECTIONS:
-            raise InvalidArgument(
-                f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}"
-            )
-        with self._using():
-            snap = self.snapshot()
-            area = self._scroll_area(target)  # resolved once: the element may scroll away
-            for _ in range(limit + 1):
-                found = sel.matches(snap)
-                if len(found) > sel.index:
-                    if click_after:
-                        self.tap(sel)  # the snapshot just taken resolves it
-                    return found[sel.index]
-                before = snap.text
-                self._swipe_within(area, direction, 0.6, 400)
-                snap = self.snapshot()
-                if snap.text == before:  # reached the end
-                    break
-            raise RefNotFound(
-                f"nothing matching {sel} after scrolling {direction}",
-                hint="the element may be elsewhere: try the other direction",
-            )
-
-    # -- the device ---------------------------------------------------------------------
-    def device_info(self) -> dict[str, Any]:
-        """Model, Android version, API level, screen size (as the screen is turned now) and
-        density, orientation, battery, foreground app."""
-        with self._using():
-            props = self.device.props()
-            w, h = self.device.screen_size()
-            turned = device_system.rotation(self.device)
-            if turned["rotation"] % 2:
-                w, h = h, w
-            focus = self.device.focus()
-            return {
-                "serial": self.serial,
-                "transport": self.transport.kind,
-                "manufacturer": props.get("ro.product.manufacturer", ""),
-                "model": props.get("ro.product.model", ""),
-                "android": props.get("ro.build.version.release", ""),
-                "api_level": self.device.api_level,
-                "screen": {"width": w, "height": h, "density": self.device.density()},
-                "orientation": turned,
-                "battery": device_system.battery(self.device),
-                "foreground": {"package": focus.package, "activity": focus.activity}
-                if focus
-                else None,
-            }
-
-    def foreground(self) -> Focus | None:
-        """The focused app (package, activity)."""
-        with self._using():
-            return self.device.focus()
-
-    def apps(self, *, third_party: bool = False) -> list[str]:
-        """Installed package names (``third_party=True``: only user-installed apps)."""
-        with self._using():
-            return self.device.packages(third_party=third_party)
-
-    def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
-        with self._using():
-            return self.device.logcat(lines=lines, tag=tag)
-
-    def push(self, data: bytes | str | Path, device_path: str) -> None:
-        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
-        if isinstance(data, (bytes, bytearray, memoryview)):
-            payload = bytes(data)
-        elif isinstance(data, (str, Path)):
-            try:
-                payload = Path(data).read_bytes()
-            except OSError as exc:
-                raise InvalidArgument(
-                    f"cannot read local file {str(data)!r}: {exc.strerror or exc}",
-                    hint="pass bytes to push content, or the path of an existing file",
-                ) from None
-        else:
-            raise InvalidArgument(f"push takes bytes or a local path, not {type(data).__name__}")
-        with self._using():
-            self.transport.push(payload, device_path)
-
-    def pull(self, device_path: str) -> bytes:
-        """The contents of ``device_path`` on the device (in memory: for big files, use
-        :meth:`pull_into`)."""
-        with self._using():
-            return self.transport.pull(device_path)
-
-    def pull_into(self, device_path: str, sink: Any) -> int:
-        """Stream ``device_path`` into ``sink`` (an open binary file, anything with
-        ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
-        whatever the file's size; a failure of the sink (a full disk) is raised as is."""
-        with self._using():
-            return self.transport.pull_into(device_path, sink)
-
-    def shell(self, command: str, *, timeout: float | None = None) -> str:
-        """Run a raw shell command and return its stdout (raises on a non-zero exit).
-
-        An escape hatch: the command line is passed to the device's shell as written.
-        """
-        with self._using():
-            return self.transport.shell(command, timeout=timeout).check().text
 
 
 def connect(device: str | None = None, **options: Any) -> Page:

@@ -1,14 +1,17 @@
-"""Device verbs of :class:`~baremobile.page.Page` beyond the screen: apps (list, labels,
-launch by label, uninstall), files (list, delete, append), rotation, battery, the
-clipboard, the log. Thin wrappers over :mod:`baremobile.device_apps`,
+"""Device verbs of :class:`~baremobile.page.Page` beyond the screen: what the device is
+(``device_info``, the foreground app), apps (list, labels, launch by label, uninstall),
+files (push, pull, list, delete, append), rotation, battery, the clipboard, the log, and
+the raw ``shell`` escape hatch. Thin wrappers over :mod:`baremobile.device_apps`,
 :mod:`baremobile.device_files` and :mod:`baremobile.device_system`.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from baremobile import device_files, device_system
+from baremobile.device import Focus
 from baremobile.device_apps import App, Apps
 from baremobile.errors import InvalidArgument
 
@@ -20,6 +23,7 @@ class DeviceVerbs:
     ``device``)."""
 
     device: Any
+    transport: Any
 
     def _apps(self) -> Apps:
         apps = getattr(self, "_apps_cache", None)
@@ -113,3 +117,80 @@ class DeviceVerbs:
             return device_system.logcat(self.device, lines=lines, tag=tag, since=since,
                                         package=package, pid=pid, priority=priority)
 
+    # -- the device ---------------------------------------------------------------------
+    def device_info(self) -> dict[str, Any]:
+        """Model, Android version, API level, screen size (as the screen is turned now) and
+        density, orientation, battery, foreground app."""
+        with self._using():  # type: ignore[attr-defined]
+            props = self.device.props()
+            w, h = self.device.screen_size()
+            turned = device_system.rotation(self.device)
+            if turned["rotation"] % 2:
+                w, h = h, w
+            focus = self.device.focus()
+            return {
+                "serial": self.serial,  # type: ignore[attr-defined]
+                "transport": self.transport.kind,
+                "manufacturer": props.get("ro.product.manufacturer", ""),
+                "model": props.get("ro.product.model", ""),
+                "android": props.get("ro.build.version.release", ""),
+                "api_level": self.device.api_level,
+                "screen": {"width": w, "height": h, "density": self.device.density()},
+                "orientation": turned,
+                "battery": device_system.battery(self.device),
+                "foreground": {"package": focus.package, "activity": focus.activity}
+                if focus
+                else None,
+            }
+
+    def foreground(self) -> Focus | None:
+        """The focused app (package, activity)."""
+        with self._using():  # type: ignore[attr-defined]
+            return self.device.focus()
+
+    def apps(self, *, third_party: bool = False) -> list[str]:
+        """Installed package names (``third_party=True``: only user-installed apps)."""
+        with self._using():  # type: ignore[attr-defined]
+            return self.device.packages(third_party=third_party)
+
+    def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
+        with self._using():  # type: ignore[attr-defined]
+            return self.device.logcat(lines=lines, tag=tag)
+
+    def push(self, data: bytes | str | Path, device_path: str) -> None:
+        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            payload = bytes(data)
+        elif isinstance(data, (str, Path)):
+            try:
+                payload = Path(data).read_bytes()
+            except OSError as exc:
+                raise InvalidArgument(
+                    f"cannot read local file {str(data)!r}: {exc.strerror or exc}",
+                    hint="pass bytes to push content, or the path of an existing file",
+                ) from None
+        else:
+            raise InvalidArgument(f"push takes bytes or a local path, not {type(data).__name__}")
+        with self._using():  # type: ignore[attr-defined]
+            self.transport.push(payload, device_path)
+
+    def pull(self, device_path: str) -> bytes:
+        """The contents of ``device_path`` on the device (in memory: for big files, use
+        :meth:`pull_into`)."""
+        with self._using():  # type: ignore[attr-defined]
+            return self.transport.pull(device_path)
+
+    def pull_into(self, device_path: str, sink: Any) -> int:
+        """Stream ``device_path`` into ``sink`` (an open binary file, anything with
+        ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
+        whatever the file's size; a failure of the sink (a full disk) is raised as is."""
+        with self._using():  # type: ignore[attr-defined]
+            return self.transport.pull_into(device_path, sink)
+
+    def shell(self, command: str, *, timeout: float | None = None) -> str:
+        """Run a raw shell command and return its stdout (raises on a non-zero exit).
+
+        An escape hatch: the command line is passed to the device's shell as written.
+        """
+        with self._using():  # type: ignore[attr-defined]
+            return self.transport.shell(command, timeout=timeout).check().text

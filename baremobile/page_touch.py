@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from baremobile.device import number
 from baremobile.device_touch import Touch
 from baremobile.errors import InvalidArgument
 from baremobile.gestures import paths_plan, pinch_plan
+from baremobile.shell_words import number
 
 __all__ = ["GestureVerbs", "Point"]
 

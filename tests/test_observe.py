@@ -172,3 +172,23 @@ def test_diff_observations_cost_less_than_full_snapshots_over_the_flows():
     assert diff <= 0.63 * full  # measured 0.625x (0.76x before the history and window diffs)
     # after each flow's first look (10 of the 40 observations, 25% of the full tokens)
     assert later_diff <= 0.5 * later_full  # measured 0.49x
+
+
+def test_rotating_the_phone_keeps_every_ref(page):
+    """Rotation moves every element (new bounds, new screen size): each keeps its ref, and
+    the diff says only that the screen turned (the screen line) — the same screen in the
+    other orientation is not a new screen to the agent."""
+    page.launch("com.android.settings")
+    before = page.snapshot(diff=True)
+    page.rotate("landscape")
+    try:
+        after = page.snapshot(diff=True)
+    finally:
+        page.rotate("portrait")
+    assert after.full_text.splitlines()[0].endswith("landscape")
+    assert set(after.refs) == set(before.refs)
+    for r in before.refs:
+        assert after.refs[r].label == before.refs[r].label
+        assert after.refs[r].bounds != before.refs[r].bounds
+    assert "1 changed" in after.text and "added" not in after.text.splitlines()[0]
+    assert apply(after.text, {before.number: before.full_text}) == after.full_text

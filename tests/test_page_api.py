@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from baremobile import Selector, connect
-from baremobile.device import MAX_PIECE, typing_plan
 from baremobile.errors import InvalidArgument, PageClosed, RefNotFound
 from baremobile.keycodes import KEYCODES, keycode
+from baremobile.text_input import MAX_PIECE, typing_plan
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_logcat_tags_cannot_become_options(page, phone):
 
 
 def test_a_final_newline_never_passes_a_safe_pattern():
-    from baremobile.device import quote, validate_action, validate_package
+    from baremobile.shell_words import quote, validate_action, validate_package
 
     assert quote("0\n") == "'0\n'"
     with pytest.raises(InvalidArgument):

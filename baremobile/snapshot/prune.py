@@ -54,7 +54,9 @@ from baremobile.errors import DumpTooLarge, InvalidDump
 from baremobile.snapshot import roles
 from baremobile.snapshot.layout import Getter, attr, attr_dict, layout
 from baremobile.snapshot.refs import id_name, parse_bounds
+from baremobile.snapshot.siblings import dedup, drop_echoes, unselect
 from baremobile.snapshot.tree import Node
+from baremobile.snapshot.window_info import WindowInfo
 
 __all__ = [
     "DEFAULT_ELEMENTS",
@@ -125,132 +127,6 @@ def _int(s: str | None, default: Any) -> Any:
         return int(s)
     except ValueError:
         return default
-
-
-def _dedup(kids: list[Node]) -> list[Node]:
-    seen: set[tuple[Any, ...]] | None = None
-    out: list[Node] | None = None
-    for i, k in enumerate(kids):
-        if k.ref is None and not k.children:
-            key = (k.role, k.text, k.desc, k.states)
-            if seen is None:
-                seen = {key}
-            elif key in seen:
-                if out is None:
-                    out = kids[:i]
-                continue
-            else:
-                seen.add(key)
-        if out is not None:
-            out.append(k)
-    return kids if out is None else out
-
-
-def _unselect(kids: list[Node]) -> list[Node]:
-    out: list[Node] = []
-    for k in kids:
-        st = k.states
-        if "selected" in st:
-            st = tuple(s for s in st if s != "selected")
-            if not (st or k.ref is not None or k.text or k.desc or k.children):
-                continue
-            k.states = st
-        out.append(k)
-    return out
-
-
-def _drop_echoes(
-    kids: list[Node], text: str, desc: str, states: tuple[str, ...]
-) -> list[Node] | None:
-    out: list[Node] | None = None
-    for i, k in enumerate(kids):
-        if (
-            k.ref is None
-            and not k.children
-            and (not k.states or all(s in states for s in k.states))
-            and (not k.text or k.text in text or k.text in desc)
-            and (not k.desc or k.desc in text or k.desc in desc)
-        ):
-            if out is None:
-                out = kids[:i]
-            continue
-        if out is not None:
-            out.append(k)
-    if out is None:
-        return kids
-    return out or None
-
-
-class WindowInfo:
-    """A top-level window of the dump (one root ``node``): where it is and whose it is."""
-
-    __slots__ = (
-        "package",
-        "bounds",
-        "kind",
-        "title",
-        "display",
-        "layer",
-        "index",
-        "windowed",
-        "rect",
-        "frame",
-        "unbounded",
-        "kids",
-        "kid_start",
-        "tops",
-        "ref_start",
-    )
-
-    def __init__(
-        self,
-        package: str,
-        bounds: tuple[int, int, int, int],
-        kind: str = "",
-        title: str = "",
-        *,
-        display: int = 0,
-        layer: int | None = None,
-        index: int = 0,
-        windowed: bool = False,
-    ) -> None:
-        #: the root node's ``package``
-        self.package = package
-        #: the root node's ``bounds`` as dumped
-        self.bounds = bounds
-        #: the ``<window type>`` (``--windows`` dumps), else ``""``
-        self.kind = kind
-        self.title = title
-        #: ``<display id>``, else the root's ``display-id`` attribute, else 0
-        self.display = display
-        #: the ``<window layer>`` (higher is on top), when dumped
-        self.layer = layer
-        #: document order among the dump's windows
-        self.index = index
-        #: True inside a ``<window>`` element (``--windows`` dumps)
-        self.windowed = windowed
-        #: the root's visible rect (bounds clipped to the screen origin and the ``<window>``)
-        self.rect: tuple[int, int, int, int] | None = None
-        #: the ``<window bounds>`` (clipped to the screen origin), in ``--windows`` dumps
-        self.frame: tuple[int, int, int, int] | None = None
-        #: True when nothing bounds this window's nodes but the screen origin (a zero-area root
-        #: outside any ``<window>``): the screen's far edges are applied after parsing
-        self.unbounded = False
-        #: the list this window's kept top-level nodes are appended to, and where they start
-        self.kids: list[Node] = []
-        self.kid_start = 0
-        #: the kept top-level nodes of this window (set after parsing)
-        self.tops: list[Node] = []
-        #: the first ref number handed out in this window (its refs run up to the next's)
-        self.ref_start = 1
-
-    @property
-    def area(self) -> int:
-        b = self.bounds
-        return max(0, b[2] - b[0]) * max(0, b[3] - b[1])
-
-    def __repr__(self) -> str:
-        return f"<WindowInfo {self.package} {self.bounds} {self.kind}>"
 
 
 class PruneState:
@@ -557,11 +433,11 @@ class PruneState:
                 ):
                     # a selected node selects all of its children (ViewGroup.dispatchSetSelected):
                     # theirs says nothing more, and a leaf kept only to show it goes
-                    kids = _unselect(kids)
+                    kids = unselect(kids)
                 if len(kids) > 1:
-                    kids = _dedup(kids)
+                    kids = dedup(kids)
                 if (text or desc) and len(text) + len(desc) <= ECHO_LABEL_MAX:
-                    kids = _drop_echoes(kids, text, desc, _states(mask))
+                    kids = drop_echoes(kids, text, desc, _states(mask))
             if (
                 mask
                 and not (ref or text or desc)

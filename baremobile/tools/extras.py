@@ -15,9 +15,10 @@ import string
 from collections.abc import Iterator
 from typing import Any
 
-from baremobile.device import clear_plan, typing_plan, validate_package
 from baremobile.errors import BaremobileError, CommandFailed, InvalidArgument
 from baremobile.keycodes import KEYCODES
+from baremobile.shell_words import validate_package
+from baremobile.text_input import clear_plan, typing_plan
 from baremobile.tools import hostfiles
 
 __all__ = [

@@ -1,0 +1,92 @@
+"""Selectors: find elements by what they show, instead of by ref."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from baremobile.errors import InvalidArgument
+from baremobile.snapshot import Snapshot
+from baremobile.snapshot.tree import Node
+
+__all__ = ["Selector", "Target"]
+
+
+_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Find elements by what they show. Every given field must match.
+
+    ``text``/``desc`` are exact; ``text_contains``/``desc_contains`` are case-insensitive
+    substrings; ``id`` is a resource id (full ``pkg:id/name`` or just ``name``); ``role``
+    is a snapshot role (``Button``, ``TextInput`` …); ``index`` picks among several matches.
+    """
+
+    text: str | None = None
+    text_contains: str | None = None
+    desc: str | None = None
+    desc_contains: str | None = None
+    id: str | None = None
+    role: str | None = None
+    index: int = 0
+
+    def __post_init__(self) -> None:
+        for f in _CRITERIA:
+            v = getattr(self, f)
+            if v is not None and not isinstance(v, str):
+                raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
+        if isinstance(self.index, bool) or not isinstance(self.index, int) or self.index < 0:
+            raise InvalidArgument(
+                f"selector index must be a non-negative integer, not {self.index!r}"
+            )
+        if all(getattr(self, f) is None for f in _CRITERIA):
+            raise InvalidArgument(
+                "a selector needs at least one of text, text_contains, desc, "
+                "desc_contains, id, role"
+            )
+
+    @classmethod
+    def of(cls, value: Selector | Mapping[str, Any]) -> Selector:
+        """A selector from a mapping (``resource_id`` is accepted for ``id``); validated."""
+        if isinstance(value, Selector):
+            return value
+        if not isinstance(value, Mapping):
+            raise InvalidArgument(f"a selector is a mapping, not {type(value).__name__}")
+        names = {f.name for f in fields(cls)}
+        unknown = set(value) - names - {"resource_id"}
+        if unknown:
+            raise InvalidArgument(
+                f"unknown selector field(s): {', '.join(sorted(map(str, unknown)))}",
+                hint=f"use {', '.join(sorted(names))}",
+            )
+        data = dict(value)
+        if "resource_id" in data:
+            data["id"] = data.pop("resource_id")
+        return cls(**data)
+
+    def matches(self, snap: Snapshot) -> list[Node]:
+        found = snap.find(
+            text=self.text,
+            text_contains=self.text_contains,
+            desc=self.desc,
+            desc_contains=self.desc_contains,
+            resource_id=self.id,
+            role=self.role,
+        )
+        # prefer actionable matches (a ref) over plain labels, keeping line order
+        return [n for n in found if n.ref is not None] + [n for n in found if n.ref is None]
+
+    def __str__(self) -> str:
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if getattr(self, f.name) is not None and not (f.name == "index" and self.index == 0)
+        ]
+        return "{" + ", ".join(parts) + "}"
+
+
+#: A ref from the last snapshot, or a selector (object or mapping).
+Target = int | Selector | Mapping[str, Any]
