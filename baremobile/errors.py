@@ -351,7 +351,8 @@ class UnsupportedText(InvalidArgument):
         "Android's 'input text' types printable ASCII only, and stock Android has no shell "
         "command that sets the clipboard; remove or transliterate the characters named, "
         "or hand the text to an app another way (an intent extra such as "
-        "android.intent.extra.TEXT, or the page itself for web content)"
+        "android.intent.extra.TEXT); a web page's field (a debuggable WebView or Chrome) "
+        "takes any text"
     )
 
     def __init__(self, characters: Sequence[str], *, hint: str | None = None) -> None:

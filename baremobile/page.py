@@ -29,13 +29,15 @@ from baremobile.errors import (
     PageClosed,
     RefCovered,
     RefNotFound,
+    UnsupportedText,
+    WebUnavailable,
 )
 from baremobile.keycodes import KEYCODES, keycode
 from baremobile.page_device import DeviceVerbs
 from baremobile.page_read import ReadVerbs
 from baremobile.page_touch import GestureVerbs
 from baremobile.page_wait import DIRECTIONS, WaitVerbs
-from baremobile.page_web import WebVerbs
+from baremobile.page_web import WEB_TIMEOUT, WebVerbs
 from baremobile.screenshot import Screenshot
 from baremobile.selector import Selector, Target
 from baremobile.shell_words import number, validate_package, validate_uri
@@ -216,6 +218,7 @@ class Page(WaitVerbs, GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
         pages merged in: :mod:`baremobile.page_web`)."""
         if web:
             return self._web_dump(limits, timeout, self._refs)
+        self._web_seen = False  # no page was looked for: no web field to type into
         return self._read_dump(limits, timeout, self._refs)[0]
 
     def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
@@ -403,9 +406,18 @@ class Page(WaitVerbs, GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
         which leaves :attr:`last_snapshot` as it is) and that many characters are deleted:
         never a count from an older snapshot.
         """
-        plan = typing_plan(text)  # validates before anything happens
+        try:
+            plan = typing_plan(text)  # validates before anything happens
+            unsupported: UnsupportedText | None = None
+        except UnsupportedText as exc:
+            if not self._web_seen:  # the screen shows no page that could take it
+                raise
+            plan, unsupported = [], exc
         with self._using():
             (x, y), _, node = self._target(target)
+            if unsupported is not None:  # beyond ASCII: only a page can take it
+                self._type_into_page(target, text, unsupported, clear=clear, submit=submit)
+                return
             commands: list[list[str]] = []
             if node is None or not node.focused:
                 x, y, display, node = self._touch_point(target)
@@ -423,6 +435,27 @@ class Page(WaitVerbs, GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
             if submit:
                 commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
             self.device.run_all(commands)
+
+    def _type_into_page(self, target: Target, text: str, unsupported: UnsupportedText, *,
+                        clear: bool, submit: bool) -> None:
+        """Text ``input text`` cannot type, into a field of a web page (a debuggable WebView
+        or Chrome): the device's tap focuses the field, DevTools' ``Input.insertText`` puts
+        the text in. Anywhere else ``unsupported`` is raised, nothing sent."""
+        x, y, display, _node = self._touch_point(target)
+        found = self._web_view_at(x, y, DUMP_TIMEOUT)
+        if found is None:
+            raise unsupported
+        try:
+            field = self._web_field(*found, timeout=WEB_TIMEOUT)
+            self.device.run_all([self.device.tap_argv(x, y, display=display)])
+            field.type(text, clear=clear)
+        except WebUnavailable as exc:
+            raise UnsupportedText(
+                unsupported.characters,
+                hint=f"{exc.message}: text beyond ASCII reaches a web page's focused field "
+                "only (DevTools); native fields take printable ASCII") from None
+        if submit:
+            self.device.run_all([["input", "keyevent", str(KEYCODES["ENTER"])]])
 
     def focused_field(self) -> RefNode | None:
         """The text field that has focus, read from the device now (a fresh dump; the last

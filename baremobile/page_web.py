@@ -33,13 +33,17 @@ class WebVerbs:
 
     transport: Any
     allow_eval: bool
+    _web_seen: bool = False
 
     def _web_dump(self, limits: dict[str, int], timeout: float,
                   tracker: RefTracker | None) -> Snapshot:
         """The screen with its foreground WebViews' pages merged in (see the module docs)."""
         fork = tracker.fork() if tracker is not None else None
         snap, dump = self._read_dump(limits, timeout, fork, keep=True)  # type: ignore[attr-defined]
-        if b"WebView" not in dump:  # most screens: one byte search
+        #: whether the last snapshot's screen showed a WebView (text beyond ASCII can only
+        #: go to a page: without one, ``type`` refuses it without asking the device)
+        self._web_seen = b"WebView" in dump
+        if not self._web_seen:  # most screens: one byte search
             merged, notes = None, []
         else:
             from baremobile.web.merge import with_web
@@ -73,3 +77,29 @@ class WebVerbs:
                             lambda svc: self.transport.open_stream(svc, timeout=timeout),
                             snap, webviews_on_screen(dump, snap), expression,
                             timeout=timeout)
+
+    def _web_view_at(self, x: int, y: int, timeout: float) -> tuple[Snapshot, Any] | None:
+        """(a fresh snapshot, the WebView) when ``(x, y)`` lies in one of the foreground
+        app's WebViews on screen, else None (one dump, numbered by no tracker)."""
+        snap, dump = self._read_dump({}, timeout, None, keep=True)  # type: ignore[attr-defined]
+        if b"WebView" not in dump:
+            return None
+        from baremobile.web.reader import webviews_on_screen
+
+        for view in webviews_on_screen(dump, snap):
+            left, top, right, bottom = view.bounds
+            if left <= x < right and top <= y < bottom:
+                return snap, view
+        return None
+
+    def _web_field(self, snap: Snapshot, view: Any, timeout: float) -> Any:
+        """A :class:`~baremobile.web.reader.WebField` for the page ``view`` shows (raises
+        ``WebUnavailable`` at once when it cannot be reached)."""
+        from baremobile.web.reader import WebField
+
+        token = self._token  # type: ignore[attr-defined]
+        return WebField(
+            lambda c: self.transport.shell(c, timeout=timeout).text,
+            lambda svc: self.transport.open_stream(svc, timeout=timeout),
+            snap, view, timeout=timeout,
+            sleep=lambda s: token.sleep(s, "waiting for the page's text field to take focus"))

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from baremobile import connect
+from baremobile.errors import UnsupportedText
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port, page_js
 
@@ -169,6 +170,28 @@ def test_type_lands_exact_text_in_the_web_input(phone, page, web_pages):
     assert field.text == text and "focused" in field.states
     page.type(field.ref, "Ann", clear=True)
     assert js(phone, "document.getElementById('name').value") == "Ann"
+
+
+def test_text_beyond_ascii_reaches_a_web_field_exactly(phone, page, web_pages):
+    """``input text`` types printable ASCII only; a page's field takes any Unicode through
+    DevTools' Input.insertText after the device's own tap focused it."""
+    snap = open_page(page, phone, web_pages + "form.html")
+    field = [n for n in snap.nodes() if n.desc == "Full name"][0]
+    since = phone.events.last_seq
+    text = "Zoë Ångström 你好 👋 — «ok» $HOME `x`"
+    page.type(field.ref, text)
+    assert js(phone, "document.getElementById('name').value") == text
+    kinds = [e.kind for e in phone.events.list(since=since)]
+    assert "tap" in kinds and "text" not in kinds  # the device's tap focused the field
+    page.type(field.ref, "Ünïcödé", clear=True)  # replaces the whole content
+    assert js(phone, "document.getElementById('name').value") == "Ünïcödé"
+    # not a text field (the checkbox): refused, nothing typed, the box as it was
+    box = [n for n in page.snapshot().nodes() if "accept the terms" in (n.text + n.desc)][0]
+    checked = js(phone, "document.getElementById('terms').checked")
+    with pytest.raises(UnsupportedText, match="no text field of the page has focus"):
+        page.type(box.ref, "é")
+    assert js(phone, "document.getElementById('name').value") == "Ünïcödé"
+    assert js(phone, "document.getElementById('terms').checked") != checked  # the tap did
 
 
 def test_scrolling_reveals_new_refs(phone, page, web_pages):

@@ -57,6 +57,20 @@ def test_tools_snapshot_and_tap_a_web_ref(phone, page, web_pages):
     assert diff.startswith("# snapshot 1, diff: ") and '"Pressed 1"' in diff  # only what changed
 
 
+def test_type_tool_puts_unicode_into_a_web_field_and_refuses_a_native_one(phone, page,
+                                                                          web_pages):
+    ok(tools.call(page, "open_url", {"uri": web_pages + "form.html"}))
+    snap = ok(tools.call(page, "snapshot", {}))["snapshot"]
+    field = ref_on(snap, "(Full name)")
+    ok(tools.call(page, "type", {"ref": field, "text": "Crème brûlée 🍮", "clear": True}))
+    assert js(phone, "document.getElementById('name').value") == "Crème brûlée 🍮"
+    ok(tools.call(page, "launch", {"package": "com.android.settings"}))
+    snap = ok(tools.call(page, "snapshot", {}))["snapshot"]
+    e = err(tools.call(page, "type", {"ref": ref_on(snap, '"Search Settings"'),
+                                      "text": "brûlée"}), "UNSUPPORTED_TEXT")
+    assert "'û'" in e["message"] and "nothing was typed" in e["message"]
+
+
 def test_eval_is_gated(phone, page, web_pages):
     ok(tools.call(page, "open_url", {"uri": web_pages + "form.html"}))
     e = err(tools.call(page, "eval", {"expression": "document.title"}, groups="all"),

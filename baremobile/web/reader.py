@@ -36,7 +36,7 @@ from baremobile.web.discovery import DevToolsSocket, discover
 
 __all__ = [
     "WebView", "WebReading", "WebViewSpotter", "webviews_on_screen", "read_web",
-    "visible_page", "evaluate", "pick_webview_target",
+    "visible_page", "evaluate", "pick_webview_target", "WebField",
 ]
 
 log = logging.getLogger("baremobile.web")
@@ -282,3 +282,75 @@ def evaluate(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
                        hint="fix the expression; the page is unchanged unless it ran "
                             "before throwing")
     return r.get("result", {}).get("value")
+
+
+#: Does the page's focused element take typed text? Followed into same-origin frames; a
+#: cross-origin frame's document cannot be read from here, so a focused one counts.
+_EDITABLE_FOCUS = """(() => {
+  const plain = ['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'range',
+                 'reset', 'submit'];
+  let e = document.activeElement;
+  while (e && e.tagName === 'IFRAME') {
+    let d;
+    try { d = e.contentDocument; } catch (x) { return true; }
+    if (!d) return true;
+    e = d.activeElement;
+  }
+  if (!e) return false;
+  if (e.isContentEditable) return true;
+  if (e.disabled || e.readOnly) return false;
+  if (e.tagName === 'TEXTAREA') return true;
+  return e.tagName === 'INPUT' && !plain.includes((e.type || 'text').toLowerCase());
+})()"""
+
+
+#: Select the whole content of the focused field (same-origin frames followed).
+_SELECT_FIELD = """(() => {
+  let e = document.activeElement;
+  while (e && e.tagName === 'IFRAME' && e.contentDocument) e = e.contentDocument.activeElement;
+  if (!e) return false;
+  if (typeof e.select === 'function') e.select();
+  else e.ownerDocument.execCommand('selectAll');
+  return true;
+})()"""
+
+
+class WebField:
+    """Typing into the focused field of the page a WebView shows, through DevTools.
+
+    Made before the tap that focuses the field: it checks the ``[web]`` extra and finds
+    the app's DevTools socket, raising :class:`~baremobile.errors.WebUnavailable` when
+    either is missing — so nothing is tapped for a page that cannot be reached.
+    """
+
+    def __init__(self, shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
+                 view: WebView, *, timeout: float, sleep: Callable[[float], None]) -> None:
+        from baremobile.web import require
+
+        require()
+        self._sockets = [s for s in discover(shell) if s.package == snap.package]
+        if not self._sockets:
+            raise WebUnavailable(f"the WebView in {snap.package or 'the foreground app'} "
+                                 "is not debuggable")
+        self._open, self._view, self._timeout, self._sleep = open_stream, view, timeout, sleep
+
+    def type(self, text: str, *, clear: bool = False, focus_wait: float = 2.0) -> None:
+        """``text`` — any Unicode — into the page's focused field, as a keyboard's commit
+        does (``Input.insertText``: the page sees ``beforeinput`` and ``input`` events, no
+        key events); with ``clear``, in place of the field's whole content. Waits up to
+        ``focus_wait`` seconds (the tap that focuses it may still be on its way) for a
+        focused element that takes text; else :class:`~baremobile.errors.WebUnavailable`,
+        nothing changed."""
+        with visible_page(self._open, self._sockets, self._view, self._timeout) as (_t, cdp):
+            deadline = time.monotonic() + focus_wait
+            while True:
+                r = cdp.call("Runtime.evaluate", {"expression": _EDITABLE_FOCUS,
+                                                  "returnByValue": True})
+                if r.get("result", {}).get("value") is True:
+                    break
+                if time.monotonic() >= deadline:
+                    raise WebUnavailable("no text field of the page has focus after the tap")
+                self._sleep(0.05)
+            if clear:
+                cdp.call("Runtime.evaluate", {"expression": _SELECT_FIELD})
+            cdp.call("Input.insertText", {"text": text})
