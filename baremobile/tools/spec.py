@@ -529,8 +529,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Type text into an input field (a TextInput in the snapshot), tapping it first to "
         "focus it. The field ends up holding exactly the text (printable ASCII; spaces and "
         "newlines work; a web page's field takes any Unicode). Without ref or selector it "
-        "types into the field that has focus. clear=true empties the field first (any length); submit=true presses Enter "
-        "afterwards (search, send).",
+        "types into the field that has focus. clear=true empties the field first (any "
+        "length); submit=true presses Enter afterwards (search, send).",
         {**_TARGET,
          "text": _p("text", "what to type"),
          "clear": {"type": "boolean", "description": "empty the field first (default false)"},
