@@ -347,3 +347,27 @@ def test_stdio_on_a_terminal_says_it_waits_and_ctrl_c_stops_it(tmp_path):
         err.close()
         assert proc.stdout is not None
         proc.stdout.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_ends_the_server_even_when_something_holds_the_exit_up():
+    """On a terminal, Ctrl-C unwinds as usual, and a timer ends the process (status 0) if
+    anything — here a worker thread in a minute-long blocking call — holds the exit up."""
+    import signal
+    import subprocess
+    import time
+
+    code = ("import threading, time; from baremobile.tools.mcp_server import _stop_within; "
+            "_stop_within(0.5); threading.Thread(target=time.sleep, args=(60,)).start(); "
+            "print('ready', flush=True); time.sleep(60)")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=server_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+        assert time.monotonic() - t0 < 20  # the blocked thread alone would hold it 60 s
+    finally:
+        proc.kill()
+        proc.wait()

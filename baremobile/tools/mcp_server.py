@@ -469,6 +469,34 @@ def serve(server: Server[Any], args: argparse.Namespace) -> None:
                      "controls the device")
             anyio.run(serve_http, server, host, port, token)
         else:
+            if _stdin_is_terminal():
+                _stop_within(CTRL_C_GRACE)
             anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
+
+
+#: Seconds a Ctrl-C'd server on a terminal may take to wind down before it is ended.
+CTRL_C_GRACE = 3.0
+
+
+def _stop_within(seconds: float) -> None:
+    """Ctrl-C on a terminal stops the server within ``seconds`` whatever it was doing: the
+    interrupt unwinds as usual (tasks cancelled, the session closed), and a timer ends the
+    process with status 0 should anything — a worker thread in a blocking call, a task that
+    does not take cancellation — hold the exit up. A second Ctrl-C is the default one."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        timer = threading.Timer(seconds, os._exit, args=(0,))
+        timer.daemon = True
+        timer.start()
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_interrupt)
