@@ -439,15 +439,18 @@ class Page(WaitVerbs, GestureVerbs, DeviceVerbs, ReadVerbs, WebVerbs):
     def _type_into_page(self, target: Target, text: str, unsupported: UnsupportedText, *,
                         clear: bool, submit: bool) -> None:
         """Text ``input text`` cannot type, into a field of a web page (a debuggable WebView
-        or Chrome): the device's tap focuses the field, DevTools' ``Input.insertText`` puts
-        the text in. Anywhere else ``unsupported`` is raised, nothing sent."""
+        or Chrome): the device's tap focuses the field (unless the snapshot shows it
+        focused), DevTools' ``Input.insertText`` puts the text in. Anywhere else
+        ``unsupported`` is raised, nothing sent."""
+        _, _, node = self._target(target)
         x, y, display, _node = self._touch_point(target)
         found = self._web_view_at(x, y, DUMP_TIMEOUT)
         if found is None:
             raise unsupported
         try:
             field = self._web_field(*found, timeout=WEB_TIMEOUT)
-            self.device.run_all([self.device.tap_argv(x, y, display=display)])
+            if node is None or not node.focused:  # as natively: a focused field keeps its caret
+                self.device.run_all([self.device.tap_argv(x, y, display=display)])
             field.type(text, clear=clear)
         except WebUnavailable as exc:
             raise UnsupportedText(
