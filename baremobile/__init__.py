@@ -46,8 +46,8 @@ TYPE_CHECKING = False  # typing stays unimported: the CLI's fast path starts her
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from typing import Any
 
-    from baremobile.async_page import AsyncPage, connect_async
     from baremobile.page import Page, Screenshot, Selector, connect
+    from baremobile.page.aio import AsyncPage, connect_async
     from baremobile.snapshot import Snapshot
     from baremobile.transport.cancel import CancelToken, cancel_scope
     from baremobile.transport.discovery import DeviceInfo, devices
@@ -56,8 +56,8 @@ __version__ = "0.1.0.dev0"
 
 #: public name → the module that defines it (imported on first access)
 _LAZY: dict[str, str] = {
-    "AsyncPage": "baremobile.async_page",
-    "connect_async": "baremobile.async_page",
+    "AsyncPage": "baremobile.page.aio",
+    "connect_async": "baremobile.page.aio",
     "Page": "baremobile.page",
     "Screenshot": "baremobile.page",
     "Selector": "baremobile.page",
@@ -69,7 +69,7 @@ _LAZY: dict[str, str] = {
     "devices": "baremobile.transport.discovery",
 }
 #: submodules that ``import baremobile`` used to load eagerly: still reachable as attributes
-_SUBMODULES = ("async_page", "page", "device", "keycodes", "snapshot", "transport")
+_SUBMODULES = ("page", "device", "android", "snapshot", "transport")
 
 
 class _CallableSnapshotPackage(_types.ModuleType):

@@ -22,11 +22,12 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
+from pathlib import Path
 from typing import BinaryIO
 
 from baremobile.errors import BaremobileError, InvalidArgument, LocalIOError
 
-__all__ = ["atomic_writer", "os_error", "write_atomically"]
+__all__ = ["atomic_writer", "bytes_of", "os_error", "write_atomically"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
@@ -171,3 +172,19 @@ def write_atomically(
     with atomic_writer(path, overwrite=overwrite, what=what, mode=mode, hint=hint) as f:
         f.write(data)
     return len(data)
+
+
+def bytes_of(data: object, what: str) -> bytes:
+    """``data`` as bytes: bytes as they are, a ``str`` or :class:`~pathlib.Path` read as the
+    path of a local file (``InvalidArgument`` naming it when it cannot be read)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, (str, os.PathLike)):
+        try:
+            return Path(data).read_bytes()
+        except OSError as exc:
+            raise InvalidArgument(
+                f"cannot read local file {os.fspath(data)!r}: {exc.strerror or exc}",
+                hint=f"pass bytes to {what}, or the path of an existing file",
+            ) from None
+    raise InvalidArgument(f"{what} takes bytes or a local path, not {type(data).__name__}")

@@ -1,4 +1,4 @@
-"""Reading an app's label from its APK (:mod:`baremobile.apk`): the real APKs the virtual
+"""Reading an app's label from its APK (:mod:`baremobile.android.apk`): the real APKs the virtual
 phone serves at ``pm path`` (pulled over ADB), and hostile variants of them.
 
 The APK comes from the device — any app's file, so anyone who can install an app chooses
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from baremobile.apk import MAX_MANIFEST, MAX_TABLE, ApkError, ApkInfo, read_apk
+from baremobile.android.apk import MAX_MANIFEST, MAX_TABLE, ApkError, ApkInfo, read_apk
 from baremobile.page import connect
 from baremobile.virtual import VirtualPhone
 from baremobile.virtual.apk import BASE_LABELS

@@ -7,16 +7,47 @@ import contextlib
 import inspect
 
 from baremobile import AsyncPage, Page, connect_async
-from baremobile.async_page import VERBS
+from baremobile.page import codegen
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
 
 
-def test_every_verb_has_an_awaitable_twin_with_its_docs():
-    for name in VERBS:
-        twin = getattr(AsyncPage, name)
+def _public(cls: type) -> set[str]:
+    return {n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n))}
+
+
+def test_every_public_page_verb_has_an_awaitable_twin_with_its_signature_and_docs():
+    """Both directions: nothing public on Page lacks a twin (but the named exclusions), and
+    AsyncPage has nothing Page lacks (but its own lifecycle)."""
+    missing = _public(Page) - _public(AsyncPage) - set(codegen.EXCLUDED)
+    assert not missing, f"Page verbs without an async twin: {sorted(missing)}"
+    assert _public(AsyncPage) - _public(Page) == set()
+    for name in _public(Page) - set(codegen.EXCLUDED) - {"close", "cancel"}:
+        sync, twin = getattr(Page, name), getattr(AsyncPage, name)
         assert inspect.iscoroutinefunction(twin), name
-        assert twin.__doc__ == getattr(Page, name).__doc__
+        assert inspect.getdoc(twin) == inspect.getdoc(sync), name
+        assert inspect.signature(twin) == inspect.signature(sync), name
+
+
+def test_the_checked_in_async_page_is_what_the_generator_writes():
+    """``baremobile/page/aio.py`` is generated from Page: a verb changed without
+    regenerating (``python -m baremobile.page.codegen``) fails here."""
+    assert codegen.TARGET.read_text(encoding="utf-8") == codegen.generate(), \
+        "run: python -m baremobile.page.codegen"
+
+
+def test_a_verb_added_to_page_gets_a_twin_when_regenerated(monkeypatch):
+    from baremobile.page.base import verb
+
+    @verb()
+    def zoom_out(self: Page, steps: int = 2, *, fast: bool = False) -> int:
+        """Zoom out by ``steps``."""
+        return steps
+
+    monkeypatch.setattr(Page, "zoom_out", zoom_out, raising=False)
+    text = codegen.generate()
+    assert "async def zoom_out(self, steps: int = 2, *, fast: bool = False) -> int:" in text
+    assert "self.page.zoom_out(steps, fast=fast)" in text
 
 
 def test_async_flow_and_two_phones_at_once(phone, adb_key):

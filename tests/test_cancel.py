@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baremobile import connect
+from baremobile.android.shell_words import batches
+from baremobile.android.text_input import typing_plan
 from baremobile.errors import Cancelled, CommandTimeout, InvalidArgument, PageClosed
-from baremobile.shell_words import batches
-from baremobile.text_input import typing_plan
 from baremobile.transport import DirectTransport, ServerTransport
 from baremobile.transport.cancel import CancelToken, cancel_scope
 from baremobile.transport.server import AdbServerClient

@@ -227,7 +227,8 @@ def test_importing_the_cli_loads_no_device_stack():
 
 def test_the_public_surface_is_unchanged_and_lazy():
     import baremobile
-    from baremobile import async_page, page, snapshot
+    from baremobile import page, snapshot
+    from baremobile.page import aio as async_page
     from baremobile.transport import discovery
 
     assert callable(baremobile.snapshot) and baremobile.snapshot is snapshot

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from baremobile.errors import InvalidArgument
-from baremobile.gestures import (
+from baremobile.android.gestures import (
     DOUBLE_TAP_MIN_MS,
     DOUBLE_TAP_TIMEOUT_MS,
     GesturePlan,
@@ -21,7 +20,7 @@ from baremobile.gestures import (
     paths_plan,
     pinch_plan,
 )
-from baremobile.touch_events import (
+from baremobile.android.touch_events import (
     Axis,
     double_tap_timing,
     parse_getevent,
@@ -32,6 +31,7 @@ from baremobile.touch_events import (
     type_b,
     uinput_script,
 )
+from baremobile.errors import InvalidArgument
 from baremobile.virtual.inputdev import AbsInfo, InputDevice, MultiTouchDecoder
 from baremobile.virtual.screens.display import Display
 

@@ -45,19 +45,20 @@ LAYERS: list[list[str]] = [
     ["baremobile.daemon"],  # the session daemon and its client; the CLI's session verbs
     ["baremobile.tools"],
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
-    ["baremobile.async_page"],
-    ["baremobile.page"],
-    ["baremobile.page_wait", "baremobile.page_touch", "baremobile.page_device",
-     "baremobile.page_read", "baremobile.page_web", "baremobile.screenshot",
-     "baremobile.selector"],  # mixins, selectors, and what screenshot() gives
-    ["baremobile.device_touch", "baremobile.device_apps", "baremobile.device_system",
-     "baremobile.device_files"],  # a verb family's commands over a Device
-    ["baremobile.device"],
+    ["baremobile.page.aio"],  # AsyncPage, generated from Page
+    ["baremobile.page"],  # Page, assembled from its verb families
+    ["baremobile.page.waits"],
+    ["baremobile.page.actions"],
+    ["baremobile.page.web", "baremobile.page.gestures", "baremobile.page.apps",
+     "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading"],
+    ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
+    ["baremobile.page.selector", "baremobile.page.screenshot"],
+    ["baremobile.device"],  # the verb families' commands over a Device
+    ["baremobile.device.core"],  # Device: shell verbs and their answers
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)
-    ["baremobile.touch_events"],  # no I/O: a plan's replay on a touch screen
-    ["baremobile.gestures", "baremobile.apk", "baremobile.keycodes", "baremobile.shell_words",
-     "baremobile.text_input", "baremobile.png"],  # no I/O
-    ["baremobile.localfiles"],  # writing files of this computer (page, tools)
+    ["baremobile.android"],  # no I/O: command lines, plans, parsers of command output
+    ["baremobile.calls"],  # the one sync/async bridge: calls on worker threads, cancellable
+    ["baremobile.localfiles"],  # reading and writing files of this computer (page, tools)
     ["baremobile.snapshot"],
     ["baremobile.transport"],
     ["baremobile.errors"],
@@ -281,8 +282,9 @@ def test_architecture_doc_lists_the_layers_in_order() -> None:
     assert [p for _, p in sorted(positions)] == names, "architecture.md order differs"
 
 
-#: Modules that are tables (one row per tool), exempt from the size rule.
-TABLES = {"baremobile/tools/spec.py"}
+#: Modules exempt from the size rule: tables (one row per tool) and generated code (one
+#: method per Page verb, written by ``python -m baremobile.page.codegen``).
+TABLES = {"baremobile/tools/spec.py", "baremobile/page/aio.py"}
 
 
 def test_modules_stay_small() -> None:
@@ -308,3 +310,29 @@ def test_programs_load_without_the_interpreter() -> None:
     assert int(count) > 50
     for heavy in ("interpreter", "builtins", "expand", "redirect"):
         assert f"baremobile.virtual.shell.{heavy}'" not in loaded, loaded
+
+
+def test_tool_runners_reach_the_page_only_through_its_public_verbs():
+    """Every fact about what a tool does lives in a Page verb: the tool layer (runners,
+    dispatcher, helpers) never touches a private Page member, nor the Page's device or
+    transport underneath it — so every door (Python, tools, MCP, daemon, CLI, adapters)
+    runs the same code for the same job."""
+    from baremobile.page import Page
+
+    public = {n for n in dir(Page) if not n.startswith("_")}
+    offences = []
+    for path in sorted((PACKAGE / "tools").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = node.value
+            # ctx.page.X, page.X, self.page.X
+            named_page = (isinstance(owner, ast.Name) and owner.id == "page") or (
+                isinstance(owner, ast.Attribute) and owner.attr == "page")
+            if not named_page:
+                continue
+            if node.attr.startswith("_") or node.attr in ("device", "transport") or \
+                    node.attr not in public:
+                offences.append(f"{path.relative_to(ROOT)}:{node.lineno} page.{node.attr}")
+    assert not offences, "tool code reaching past the Page's verbs:\n" + "\n".join(offences)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from baremobile import Selector, connect
+from baremobile.android.keycodes import KEYCODES, keycode
+from baremobile.android.text_input import MAX_PIECE, typing_plan
 from baremobile.errors import InvalidArgument, PageClosed, RefNotFound
-from baremobile.keycodes import KEYCODES, keycode
-from baremobile.text_input import MAX_PIECE, typing_plan
 
 
 @pytest.fixture
@@ -95,13 +95,13 @@ def test_logcat_tags_cannot_become_options(page, phone):
     since = phone.events.last_seq
     for bad in ("-c", "-G16M", "--clear", "a b", "", "tag:X"):
         with pytest.raises(InvalidArgument, match="log tag"):
-            page.logcat(tag=bad)
+            page.read_log(tag=bad)
     assert phone.events.commands(since=since) == []
-    page.logcat(tag="VirtualPhone:I")
+    page.read_log(tag="VirtualPhone:I")
 
 
 def test_a_final_newline_never_passes_a_safe_pattern():
-    from baremobile.shell_words import quote, validate_action, validate_package
+    from baremobile.android.shell_words import quote, validate_action, validate_package
 
     assert quote("0\n") == "'0\n'"
     with pytest.raises(InvalidArgument):

@@ -263,9 +263,9 @@ def test_device_info_and_apps(page):
     info = page.device_info()
     assert info["model"] == "Virtual Phone" and info["api_level"] == 35
     assert info["screen"] == {"width": 1080, "height": 2400, "density": 420}
-    apps = page.apps()
+    apps = {app.package for app in page.list_apps()}
     assert SETTINGS in apps and MESSAGES in apps
-    assert set(page.apps(third_party=True)) < set(apps)
+    assert {app.package for app in page.list_apps(kind="user")} < apps
     page.launch(SETTINGS)
     assert page.foreground().package == SETTINGS
 
@@ -283,7 +283,21 @@ def test_push_pull_and_logcat(page, phone):
     page.push(b"hello", "/sdcard/Download/h.txt")
     assert page.pull("/sdcard/Download/h.txt") == b"hello"
     page.tap_xy(10, 10)
-    assert "VirtualPhone" in page.logcat(tag="VirtualPhone")
+    assert "VirtualPhone" in page.read_log(tag="VirtualPhone")["log"]
+
+
+def test_the_old_verb_names_still_work_and_say_what_replaces_them(page):
+    """``apps`` and ``logcat`` were the first names of ``list_apps`` and ``read_log``."""
+    with pytest.warns(DeprecationWarning, match=r"list_apps") as caught:
+        names = page.apps()
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert names == sorted(app.package for app in page.list_apps())
+    with pytest.warns(DeprecationWarning, match=r"list_apps"):
+        assert page.apps(third_party=True) == sorted(
+            app.package for app in page.list_apps(kind="user"))
+    page.tap_xy(10, 10)
+    with pytest.warns(DeprecationWarning, match=r"read_log"):
+        assert "VirtualPhone" in page.logcat(tag="VirtualPhone")
 
 
 def test_module_level_one_shot_snapshot():

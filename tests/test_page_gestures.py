@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baremobile import Page, connect
-from baremobile.errors import InvalidArgument, Unsupported
-from baremobile.gestures import (
+from baremobile.android.gestures import (
     DOUBLE_TAP_MIN_MS,
     DOUBLE_TAP_TIMEOUT_MS,
     paths_plan,
     pinch_plan,
 )
-from baremobile.touch_events import REGISTER_MS, SENDEVENT_MS
+from baremobile.android.touch_events import REGISTER_MS, SENDEVENT_MS
+from baremobile.errors import InvalidArgument, Unsupported
 from baremobile.virtual import VirtualPhone
 from baremobile.virtual.model import FakeClock
 from tests.conftest import free_port

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from baremobile import connect
+from baremobile.android.text_input import typing_plan
 from baremobile.errors import InvalidArgument, RefNotFound, UnsupportedText
-from baremobile.text_input import typing_plan
 
 COMPOSE_ID = "com.google.android.apps.messaging:id/compose_message_text"
 PRINTABLE = string.printable[:95]  # printable ASCII incl. space, no \t\n\r\x0b\x0c
@@ -250,8 +250,8 @@ def test_logcat_tag_and_selectors_run_nothing_unexpected(page_and_phone, s):
     page, phone = page_and_phone
     since = phone.events.last_seq
     with contextlib.suppress(InvalidArgument):
-        page.logcat(tag=s, lines=5)
-    _only(phone, since, [[], [["logcat", "-d", "-t", "5", "-s", s]]])
+        page.read_log(tag=s, lines=5)
+    _only(phone, since, [[], [["logcat", "-d", "-t", "5", "-s", s if ":" in s else f"{s}:V"]]])
     since = phone.events.last_seq
     page.find({"text": s, "desc_contains": s})  # selectors never reach a command line
     dumps = [c[0] for c in phone.events.commands(since=since)]
@@ -290,7 +290,7 @@ def test_clear_on_old_android_reads_the_length_now_not_from_the_stale_snapshot(a
 
 
 def test_clear_on_old_android_deletes_what_the_field_holds_and_no_more_than_a_margin(android_11):
-    from baremobile.text_input import CLEAR_MARGIN
+    from baremobile.android.text_input import CLEAR_MARGIN
 
     page, phone = android_11
     ref = compose(page).ref

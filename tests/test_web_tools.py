@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from baremobile import tools
+from baremobile.errors import WebUnavailable
 from tests.conftest import page_js
 from tests.daemon_helpers import RawClient, cli, cli_env, running_daemon
 from tests.daemon_helpers import ok as cli_ok
@@ -91,6 +92,11 @@ def test_eval_is_gated(phone, page, web_pages):
         thrown = err(tools.call(session, "eval", {"expression": "nope.nope"},
                                 groups=["eval"]), "WEB_ERROR")
         assert "ReferenceError" in thrown["message"]
+        # the operator allowed eval through this session's tool: each call, not the page
+        (session_page,) = session.pages().values()
+        assert session_page.allow_eval is False
+        with pytest.raises(WebUnavailable, match="off"):
+            session_page.eval_js("1 + 1")
     page.allow_eval = True  # a Page's own switch is its owner's choice
     assert ok(tools.call(page, "eval", {"expression": "1 + 1"}, groups=["eval"]))["value"] == 2
 

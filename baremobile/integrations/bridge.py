@@ -55,8 +55,8 @@ def decode_arguments(raw: Any) -> Any:
 
 def _target(target: Any) -> Any:
     """The Page or Session tools act on (an AsyncPage stands for its Page)."""
-    from baremobile.async_page import AsyncPage
     from baremobile.page import Page
+    from baremobile.page.aio import AsyncPage
 
     if isinstance(target, AsyncPage):
         target = target.page

@@ -1,8 +1,10 @@
-"""Operations behind tools that need more than one :class:`~baremobile.page.Page` call.
+"""What tools add around a :class:`~baremobile.page.Page` verb's answer: device paths
+checked and hinted, a file's bytes as text or base64, a device file streamed into the files
+directory, and drawing on screenshots.
 
-Everything here goes through the Page's public verbs or ``page.device.run(argv)`` (argv is
-quoted safely there). The vision helpers draw with Pillow, imported lazily: the ``vision``
-tool group needs ``pip install 'baremobile[vision]'``; ``tap_grid`` needs nothing.
+Nothing here acts on the device but through the Page's public verbs. The vision helpers draw
+with Pillow, imported lazily: the ``vision`` tool group needs
+``pip install 'baremobile[vision]'``; ``tap_grid`` needs nothing.
 """
 
 from __future__ import annotations
@@ -15,10 +17,8 @@ import string
 from collections.abc import Iterator
 from typing import Any
 
+from baremobile.device.files import FilePart
 from baremobile.errors import BaremobileError, CommandFailed, InvalidArgument
-from baremobile.keycodes import KEYCODES
-from baremobile.shell_words import validate_package
-from baremobile.text_input import clear_plan, typing_plan
 from baremobile.tools import hostfiles
 
 __all__ = [
@@ -26,17 +26,11 @@ __all__ = [
     "annotate_refs",
     "draw_grid",
     "grid_cell_center",
-    "install_apk",
+    "device_path",
+    "file_part_result",
     "pull_to_host",
-    "read_file",
-    "statusbar",
-    "type_focused",
-    "set_permission",
 ]
 
-#: Where an APK is pushed before ``pm install``.
-INSTALL_PATH = "/data/local/tmp/baremobile_install.apk"
-_PERMISSION = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
 _DEVICE_PATH = re.compile(r"^/[^\0]*$")
 
 
@@ -44,62 +38,6 @@ class MissingDependency(BaremobileError):
     """An optional package a tool needs is not installed."""
 
     code = "MISSING_DEPENDENCY"
-
-
-# -- typing without a target ----------------------------------------------------------------
-
-
-def type_focused(page: Any, text: str, *, clear: bool = False, submit: bool = False) -> None:
-    """Type into whatever field has focus (no tap first).
-
-    ``clear=True`` empties it first: select all and delete on Android 13+; on older Android
-    the focused field is read from the device now and that many characters are deleted
-    (``INVALID_ARGUMENT`` when no text field has focus).
-    """
-    plan = typing_plan(text)
-    commands: list[list[str]] = []
-    if clear:
-        api = page.device.api_level
-        commands += clear_plan(api, 0 if api >= 33 else page._focused_length("the focused field"))
-    commands += plan
-    if submit:
-        commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
-    if commands:
-        page.device.run_all(commands)
-
-
-# -- apps ----------------------------------------------------------------------------------
-
-
-def set_permission(page: Any, package: str, permission: str, grant: bool) -> None:
-    """``pm grant`` / ``pm revoke`` a runtime permission."""
-    validate_package(package)
-    if not isinstance(permission, str) or not _PERMISSION.match(permission):
-        raise InvalidArgument(f"{permission!r} is not a permission name",
-                              hint="e.g. android.permission.CAMERA")
-    r = page.device.run(["pm", "grant" if grant else "revoke", package, permission], check=False)
-    if r.exit_code != 0:
-        said = (r.stdout + r.stderr).decode("utf-8", "replace")
-        line = next((x.strip() for x in said.splitlines() if "Exception" in x), said.strip())
-        raise CommandFailed(f"pm {'grant' if grant else 'revoke'} failed: {line[:300]}",
-                            exit_code=r.exit_code, output=said,
-                            hint="check the package and that the permission is a runtime "
-                                 "permission the app declares")
-
-
-def install_apk(page: Any, apk: bytes, *, replace: bool = True) -> str:
-    """Push an APK's bytes to the device and ``pm install`` it; returns pm's answer."""
-    page.push(apk, INSTALL_PATH)
-    try:
-        argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
-        r = page.device.run(argv, check=False, timeout=300)
-        said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
-        if "Success" not in said:
-            raise CommandFailed(f"pm install failed: {said[:300] or 'no output'}",
-                                exit_code=r.exit_code, output=said)
-        return said
-    finally:
-        page.device.run(["rm", "-f", INSTALL_PATH], check=False)
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -134,33 +72,20 @@ def _utf8(data: bytes, cut: bool) -> str | None:
         return None
 
 
-#: What ``stat -L -c %F`` calls the files ``read_file`` refuses (reading a FIFO or a
-#: socket waits for a writer, possibly forever).
-_UNREADABLE_KINDS = ("directory", "fifo", "socket")
-
-
-def read_file(page: Any, path: str, max_bytes: int, offset: int = 0) -> dict[str, Any]:
-    """Up to ``max_bytes`` of a device file from byte ``offset`` on: text when it is UTF-8,
-    else base64. Only those bytes are read off the device (:meth:`Device.read_part`)."""
-    device_path(path)
-    size, kind = page.device.file_info(path)
-    if kind in _UNREADABLE_KINDS:
-        raise InvalidArgument(f"{path} is a {kind}, not a file",
-                              hint="list a directory with {list_files}" if kind == "directory"
-                              else "read_file reads regular files")
-    data = page.device.read_part(path, offset, max_bytes + 1)  # one more: is there more?
-    more = len(data) > max_bytes
-    cut = data[:max_bytes]
-    text = _utf8(cut, more)
+def file_part_result(part: FilePart) -> dict[str, Any]:
+    """What ``read_file`` answers for bytes of a device file: text when they are UTF-8 (a
+    character cut at the end is left for the next read), else base64; where to read on."""
+    path, offset, data, size, more = part.path, part.offset, part.data, part.size, part.more
+    text = _utf8(data, more)
     out: dict[str, Any] = {"path": path, "offset": offset}
     if text is not None:
         out["encoding"] = "utf-8"
         out["text"] = text
-        got = len(text.encode("utf-8"))  # a character cut in two is left for the next read
+        got = len(text.encode("utf-8"))
     else:
         out["encoding"] = "base64"
-        out["base64"] = base64.b64encode(cut).decode("ascii")
-        got = len(cut)
+        out["base64"] = base64.b64encode(data).decode("ascii")
+        got = len(data)
     end = offset + got
     # stat's size, unless the file is a virtual one (/proc) that reports 0 but has content
     out["size"] = size if size >= end or not got else None
@@ -186,20 +111,6 @@ def pull_to_host(page: Any, path: str, files_dir: str | None, local_path: str,
 
     shown, count = hostfiles.pull_to_host_file(files_dir, local_path, fill, overwrite=overwrite)
     return shown, int(count)  # type: ignore[call-overload]
-
-
-# -- system UI -----------------------------------------------------------------------------
-
-_STATUSBAR = {
-    "notifications": "expand-notifications",
-    "quick_settings": "expand-settings",
-    "collapse": "collapse",
-}
-
-
-def statusbar(page: Any, what: str) -> None:
-    """Open the notification shade / quick settings, or close them."""
-    page.device.run(["cmd", "statusbar", _STATUSBAR[what]])
 
 
 # -- vision --------------------------------------------------------------------------------

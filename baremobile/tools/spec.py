@@ -22,7 +22,6 @@ dispatcher turns them into ``{"code", "message", "hint"}`` data.
 from __future__ import annotations
 
 import base64
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,28 +161,12 @@ def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]
 # ---------------------------------------------------------------------------------------
 
 
-#: page → what the tools showed the model of it (a diff History): what its next diff is
-#: taken against (snapshots the tools take for themselves do not count)
-_SEEN: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-
-
-def _seen(page: Any) -> Any:
-    from baremobile.snapshot.diff import History
-
-    seen = _SEEN.get(page)
-    if seen is None:
-        seen = _SEEN[page] = History()
-    return seen
-
-
 def observe_snapshot(ctx: Any, *, diff: bool) -> Any:
     """A fresh snapshot of the page; with ``diff``, as a diff against a snapshot the model
     was shown (the last one, or an earlier one the screen came back to), or the whole screen
-    after the new-screen note."""
-    snap = ctx.page.snapshot()
-    if diff:
-        snap = snap.diff_from(_seen(ctx.page))
-    return snap
+    after the new-screen note. The page keeps what was shown (one history per page, whatever
+    the door)."""
+    return ctx.page.snapshot(diff=diff)
 
 
 def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any]:
@@ -208,8 +191,6 @@ def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any
             snap.tree, max_chars=max(1, max_chars - len(more) - len(head) - len(notes)))
         text = head + rendered.text + (more if rendered.truncation is not None else "") + notes
         truncated = rendered.truncation is not None
-    if snap.number is None:  # shown whole: the next diff is taken against it
-        _seen(ctx.page).seen(snap.full_text)
     return {"snapshot": text, "package": snap.package, "refs": len(snap.refs),
             "truncated": truncated}
 
@@ -241,12 +222,8 @@ def _long_press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 def _type(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     t = _target(a, optional=True)
     clear, submit = a.get("clear", False), a.get("submit", False)
-    if t is None:
-        extras.type_focused(ctx.page, a["text"], clear=clear, submit=submit)
-        where = "the focused field"
-    else:
-        ctx.page.type(t, a["text"], clear=clear, submit=submit)
-        where = _what(t)
+    ctx.page.type(t, a["text"], clear=clear, submit=submit)
+    where = "the focused field" if t is None else _what(t)
     how = " (emptied first)" if clear else ""
     return {"done": f"typed {len(a['text'])} characters into {where}{how}"
                     + (" and pressed Enter" if submit else "")}
@@ -361,33 +338,36 @@ def _configure(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stop_app(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    ctx.page.device.force_stop(a["package"])
+    ctx.page.stop_app(a["package"])
     return {"done": f"force-stopped {a['package']}"}
 
 
 def _clear_app_data(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    ctx.page.device.clear_data(a["package"])
+    ctx.page.clear_app_data(a["package"])
     return {"done": f"cleared the data of {a['package']}"}
 
 
 def _grant(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    extras.set_permission(ctx.page, a["package"], a["permission"], True)
+    ctx.page.grant_permission(a["package"], a["permission"])
     return {"done": f"granted {a['permission']} to {a['package']}"}
 
 
 def _revoke(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    extras.set_permission(ctx.page, a["package"], a["permission"], False)
+    ctx.page.revoke_permission(a["package"], a["permission"])
     return {"done": f"revoked {a['permission']} from {a['package']}"}
 
 
 def _install(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     shown, apk = hostfiles.read_host_file(ctx.files_dir, a["apk"])
-    said = extras.install_apk(ctx.page, apk, replace=a.get("replace", True))
+    said = ctx.page.install(apk, replace=a.get("replace", True))
     return {"done": f"installed {shown}", "output": said}
 
 
 def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    return extras.read_file(ctx.page, a["path"], a.get("max_bytes", 20_000), a.get("offset", 0))
+    extras.device_path(a["path"])
+    part = ctx.page.read_file(a["path"], offset=a.get("offset", 0),
+                              max_bytes=a.get("max_bytes", 20_000))
+    return extras.file_part_result(part)
 
 
 def _write_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -442,7 +422,7 @@ def _recents(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 def _statusbar(what: str, done: str) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
     def run(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-        extras.statusbar(ctx.page, what)
+        ctx.page.statusbar(what)
         return {"done": done}
 
     return run
@@ -456,7 +436,7 @@ def _screen_size(ctx: Any) -> tuple[int, int]:
     snap = ctx.page.last_snapshot
     if snap is not None and snap.width and snap.height:
         return snap.width, snap.height
-    return ctx.page.device.screen_size()
+    return ctx.page.screen_size()
 
 
 def _grid_screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:

@@ -177,9 +177,9 @@ def eval_js(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
                  "daemon too: baremobile daemon start --allow-eval), Session(allow_eval=True) "
                  "or page.allow_eval = True; snapshots and refs read and act on pages "
                  "without it")
-    page = ctx.page
-    page.allow_eval = True  # the operator allowed it for this session's pages
-    value = page.eval_js(a["expression"], timeout=float(a.get("timeout", 10.0)))
+    # the operator allowed it for this session: for this call, not for the page for good
+    value = ctx.page.eval_js(a["expression"], timeout=float(a.get("timeout", 10.0)),
+                             allow=True)
     text = json.dumps(value, ensure_ascii=False)
     limit = ctx.options.max_chars
     if limit is not None and len(text) > limit:

@@ -6,7 +6,7 @@ mirror — gives way to the page's), so one pass of the same pruner numbers ever
 document order, clips web elements to the WebView and the screen, and marks the ones
 under a window on top (the keyboard) covered — exactly as for native views. What could not
 be read becomes a note (a ``# web: …`` line at the end); the native snapshot is never lost.
-The merged pass numbers refs with the Page's tracker (``baremobile.page_web``).
+The merged pass numbers refs with the Page's tracker (``baremobile.page.web``).
 """
 
 from __future__ import annotations

@@ -15,14 +15,16 @@ from __future__ import annotations
 import posixpath
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
-from baremobile.device import Device
+from baremobile.android.shell_words import command_line
+from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
-from baremobile.shell_words import command_line
 from baremobile.transport.base import check_text
 
-__all__ = ["list_dir", "delete", "append", "parse_ls"]
+__all__ = ["FilePart", "UNREADABLE_KINDS", "list_dir", "delete", "append", "parse_ls",
+           "read_part"]
 
 _TYPES = {"d": "directory", "-": "file", "l": "link", "c": "char device", "b": "block device",
           "s": "socket", "p": "fifo"}
@@ -133,3 +135,32 @@ def append(device: Device, path: str, data: bytes) -> int:
                             hint="check the path and that its folder exists ({list_files})")
     size = r.text.strip()
     return int(size) if size.isdigit() else -1
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """Bytes of a device file (:meth:`~baremobile.page.Page.read_file`)."""
+
+    path: str
+    offset: int  #: where :attr:`data` starts in the file
+    data: bytes
+    size: int  #: the file's size as ``stat`` reports it (0 for most of ``/proc``)
+    more: bool  #: whether the file goes on after :attr:`data`
+
+
+#: What ``stat -L -c %F`` calls the files ``read_part`` refuses (reading a FIFO or a
+#: socket waits for a writer, possibly forever).
+UNREADABLE_KINDS = ("directory", "fifo", "socket")
+
+
+def read_part(device: Device, path: str, offset: int, length: int) -> FilePart:
+    """At most ``length`` bytes of ``path`` from ``offset`` on (one more is read to tell
+    whether the file goes on)."""
+    _absolute(path)
+    size, kind = device.file_info(path)
+    if kind in UNREADABLE_KINDS:
+        raise InvalidArgument(f"{path} is a {kind}, not a file",
+                              hint="list a directory with {list_files}" if kind == "directory"
+                              else "read_file reads regular files")
+    data = device.read_part(path, offset, length + 1)
+    return FilePart(path, offset, data[:length], size, len(data) > length)

@@ -6,9 +6,9 @@ import os
 import struct
 from pathlib import Path
 
+from baremobile.android.png import png_problem
 from baremobile.errors import InvalidArgument
 from baremobile.localfiles import write_atomically
-from baremobile.png import png_problem
 
 __all__ = ["Screenshot"]
 

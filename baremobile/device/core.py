@@ -1,7 +1,7 @@
 """Android shell verbs over a :class:`~baremobile.transport.Transport`.
 
-Command lines are built by :mod:`baremobile.shell_words` (validation and quoting) and
-:mod:`baremobile.text_input` (the typing plan); this module sends them and reads the
+Command lines are built by :mod:`baremobile.android.shell_words` (validation and quoting) and
+:mod:`baremobile.android.text_input` (the typing plan); this module sends them and reads the
 answers. Android quirks handled here: ``uiautomator dump`` writes to a file (``/dev/tty``
 fails on API 35+), so the dump and the read-back happen in one ``exec:`` round trip and are
 streamed; a screencap is checked to be a whole PNG before it is handed out.
@@ -15,14 +15,8 @@ import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from baremobile.errors import (
-    CommandFailed,
-    DumpFailed,
-    InvalidArgument,
-    ServiceRefused,
-)
-from baremobile.png import PNG_SIGNATURE, png_problem
-from baremobile.shell_words import (
+from baremobile.android.png import PNG_SIGNATURE, png_problem
+from baremobile.android.shell_words import (
     MAX_COMMAND,
     absolute_path,
     batches,
@@ -32,9 +26,14 @@ from baremobile.shell_words import (
     quote,
     validate_action,
     validate_component,
-    validate_log_tag,
     validate_package,
     validate_uri,
+)
+from baremobile.errors import (
+    CommandFailed,
+    DumpFailed,
+    InvalidArgument,
+    ServiceRefused,
 )
 from baremobile.transport.base import DUMP_TIMEOUT, ShellResult, Transport
 
@@ -177,11 +176,6 @@ class Device:
             self.transport.pull_into(path, window)
         return bytes(window.data)
 
-    def packages(self, *, third_party: bool = False) -> list[str]:
-        argv = ["pm", "list", "packages"] + (["-3"] if third_party else [])
-        text = self.run(argv).text
-        return sorted(line[8:].strip() for line in text.splitlines() if line.startswith("package:"))
-
     # -- the hierarchy ----------------------------------------------------------------
     def dump_stream(
         self, *, timeout: float = DUMP_TIMEOUT, path: str | None = None
@@ -318,12 +312,6 @@ class Device:
 
     def clear_data(self, package: str) -> None:
         self.run(["pm", "clear", validate_package(package)])
-
-    def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
-        argv = ["logcat", "-d", "-t", str(number("lines", lines, minimum=1, maximum=100_000))]
-        if tag is not None:
-            argv += ["-s", validate_log_tag(tag)]
-        return self.run(argv).text
 
 
 class _Enough(Exception):

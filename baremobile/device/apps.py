@@ -5,7 +5,7 @@ launching by label, uninstalling.
   path (and version code, API 28+) in one round trip; ``dumpsys package packages``
   filtered on the device gives the version names in one more.
 * Labels: no shell command prints them (``dumpsys package`` shows ``labelRes=0x7f…``), so
-  each APK's manifest and resource table are read with :mod:`baremobile.apk` through a
+  each APK's manifest and resource table are read with :mod:`baremobile.android.apk` through a
   :class:`RemoteFile` that fetches byte ranges (:meth:`Device.read_part`, large blocks,
   cached) — the central directory at the end, then the two entries. Labels are cached per
   APK path, which changes whenever the app is updated.
@@ -21,14 +21,17 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from baremobile.apk import ApkError, read_apk
-from baremobile.device import Device
+from baremobile.android.apk import ApkError, read_apk
+from baremobile.android.shell_words import command_line, quote, validate_package
+from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
-from baremobile.shell_words import command_line, quote, validate_package
 from baremobile.transport.base import check_text
 
-__all__ = ["App", "Apps", "RemoteFile", "KINDS"]
+__all__ = ["App", "Apps", "INSTALL_PATH", "RemoteFile", "KINDS"]
 
+#: Where an APK is pushed before ``pm install``.
+INSTALL_PATH = "/data/local/tmp/baremobile_install.apk"
+_PERMISSION = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
 #: ``list_apps`` kinds: every package, user-installed (``pm list packages -3``), system (``-s``)
 KINDS = ("all", "user", "system")
 _BLOCK = 1 << 20  # read APKs in 1 MiB ranges: few round trips for a resource table
@@ -106,7 +109,7 @@ _VERSION_NAME = re.compile(r"^\s*versionName=(.*)$")
 
 
 class Apps:
-    """The apps of one :class:`~baremobile.device.Device` (labels cached)."""
+    """The apps of one :class:`~baremobile.device.core.Device` (labels cached)."""
 
     def __init__(self, device: Device) -> None:
         self.device = device
@@ -226,6 +229,40 @@ class Apps:
         shown = ", ".join(sorted(lab for lab in labelled.values() if lab))
         raise InvalidArgument(f"no launchable app is labelled {label!r}",
                               hint=f"apps on this device: {shown}")
+
+    # -- installing and permissions ----------------------------------------------------------
+    def install(self, apk: bytes, *, replace: bool = True) -> str:
+        """Push an APK's bytes to the device and ``pm install`` it; returns pm's answer."""
+        self.device.transport.push(apk, INSTALL_PATH)
+        try:
+            argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
+            r = self.device.run(argv, check=False, timeout=300)
+            said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
+            if "Success" not in said:
+                raise CommandFailed(f"pm install failed: {said[:300] or 'no output'}",
+                                    exit_code=r.exit_code, output=said)
+            with self._lock:
+                self._labels.clear()
+            return said
+        finally:
+            self.device.run(["rm", "-f", INSTALL_PATH], check=False)
+
+    def set_permission(self, package: str, permission: str, grant: bool) -> None:
+        """``pm grant`` / ``pm revoke`` a runtime permission."""
+        validate_package(package)
+        if not isinstance(permission, str) or not _PERMISSION.match(permission):
+            raise InvalidArgument(f"{permission!r} is not a permission name",
+                                  hint="e.g. android.permission.CAMERA")
+        verb = "grant" if grant else "revoke"
+        r = self.device.run(["pm", verb, package, permission], check=False)
+        if r.exit_code != 0:
+            said = (r.stdout + r.stderr).decode("utf-8", "replace")
+            line = next((x.strip() for x in said.splitlines() if "Exception" in x),
+                        said.strip())
+            raise CommandFailed(f"pm {verb} failed: {line[:300]}",
+                                exit_code=r.exit_code, output=said,
+                                hint="check the package and that the permission is a runtime "
+                                     "permission the app declares")
 
     # -- removing --------------------------------------------------------------------------
     def uninstall(self, package: str, *, keep_data: bool = False) -> str:

@@ -4,7 +4,7 @@ This is where command lines are built — and therefore where nothing may break 
 them. Every argument is validated (numbers are numbers, package names look like package
 names) and then single-quoted: inside ``'…'`` mksh treats every byte literally, and a
 ``'`` is written as ``'\\''``. No user string is ever pasted into a command line any other
-way. No I/O here: :class:`~baremobile.device.Device` sends what these functions build.
+way. No I/O here: :class:`~baremobile.device.core.Device` sends what these functions build.
 """
 
 from __future__ import annotations

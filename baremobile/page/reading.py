@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from baremobile.errors import DumpFailed, InvalidArgument, RefNotFound
+from baremobile.page.base import PageBase, verb
 from baremobile.snapshot.dump_errors import StatusScan, dump_error
 
 __all__ = ["ReadVerbs"]
@@ -18,11 +19,10 @@ def _text(node: Any) -> str:
     return node.text or node.desc or ""
 
 
-class ReadVerbs:
-    """Mixed into :class:`~baremobile.page.Page` (``_using``, ``snapshot``, ``device``)."""
+class ReadVerbs(PageBase):
+    """``read`` and ``ui_xml`` (see the module's docs)."""
 
-    device: Any
-
+    @verb()
     def read(self, selector: Any, *, all: bool = False, regex: str | None = None,  # noqa: A002
              fresh: bool = True) -> str | list[str]:
         """The text (or, when it has none, the description) of the first element matching
@@ -39,10 +39,9 @@ class ReadVerbs:
                 pattern = re.compile(regex)
             except re.error as exc:
                 raise InvalidArgument(f"regex {regex!r} is not valid: {exc}") from None
-        with self._using():  # type: ignore[attr-defined]
-            if fresh:
-                self.snapshot()  # type: ignore[attr-defined]
-            texts = [_text(n) for n in self.find(selector)]  # type: ignore[attr-defined]
+        if fresh:
+            self.snapshot()
+        texts = [_text(n) for n in self.find(selector)]
         if pattern is not None:
             texts = [t for t in texts if pattern.search(t)]
         if all:
@@ -54,6 +53,7 @@ class ReadVerbs:
                               hint="take a snapshot and check the element's text, desc or id")
         return texts[index]
 
+    @verb()
     def ui_xml(self, *, timeout: float = 30.0) -> str:
         """The screen's hierarchy exactly as ``uiautomator dump`` writes it (every node,
         every attribute), without the status line the dump command prints before it.
@@ -61,12 +61,11 @@ class ReadVerbs:
         typed errors as :meth:`snapshot` (``DeviceNotIdle``, ``NullRootNode`` …)."""
         scan = StatusScan()
         xml = bytearray()
-        with self._using():  # type: ignore[attr-defined]
-            for chunk in self.device.dump_stream(timeout=timeout):
-                if xml:
-                    xml += chunk
-                elif (rest := scan.feed(chunk)) is not None:
-                    xml += rest
+        for chunk in self.device.dump_stream(timeout=timeout):
+            if xml:
+                xml += chunk
+            elif (rest := scan.feed(chunk)) is not None:
+                xml += rest
         if not xml:
             scan.end()
             raise dump_error(scan.text) or DumpFailed(

@@ -8,8 +8,8 @@ rejects untypable characters before anything is sent. No I/O here.
 
 from __future__ import annotations
 
+from baremobile.android.keycodes import KEYCODES
 from baremobile.errors import InvalidArgument, UnsupportedText
-from baremobile.keycodes import KEYCODES
 
 __all__ = [
     "CLEAR_MARGIN",

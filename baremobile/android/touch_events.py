@@ -1,4 +1,4 @@
-"""How a :class:`~baremobile.gestures.GesturePlan` reaches a touch screen (no I/O here): the
+"""How a :class:`~baremobile.android.gestures.GesturePlan` reaches a touch screen (no I/O here): the
 touch screen's event device, the bytes that replay a plan on it, and the double tap's
 timing model per route.
 
@@ -35,8 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from baremobile.errors import InvalidArgument
-from baremobile.gestures import (
+from baremobile.android.gestures import (
     DOUBLE_TAP_GAP_MS,
     DOUBLE_TAP_MIN_MS,
     DOUBLE_TAP_TIMEOUT_MS,
@@ -44,6 +43,7 @@ from baremobile.gestures import (
     clamp,
     plan_start,
 )
+from baremobile.errors import InvalidArgument
 
 __all__ = [
     "Axis", "EventDevice", "Touchscreen", "parse_getevent", "pick_touchscreen",

@@ -9,30 +9,22 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from baremobile.android.shell_words import number
 from baremobile.errors import CommandTimeout, InvalidArgument, RefNotFound
-from baremobile.selector import Selector, Target
-from baremobile.shell_words import number
+from baremobile.page.actions import DIRECTIONS, ActionVerbs
+from baremobile.page.base import verb
+from baremobile.page.selector import Selector, Target
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.tree import Node
 
 __all__ = ["DIRECTIONS", "WaitVerbs"]
 
-#: The directions ``scroll`` and ``scroll_until`` accept.
-DIRECTIONS = ("up", "down", "left", "right")
 
-
-class WaitVerbs:
-    """Mixed into :class:`~baremobile.page.Page` (which provides ``_using``, ``_token``,
-    ``snapshot``, ``tap``, ``_scroll_area`` and ``_swipe_within``)."""
-
-    _token: Any
-    _using: Any
-    snapshot: Any
-    tap: Any
-    _scroll_area: Any
-    _swipe_within: Any
+class WaitVerbs(ActionVerbs):
+    """Waiting for the screen, and scrolling until something shows (see the module's docs)."""
 
     # -- waiting ------------------------------------------------------------------------
+    @verb()
     def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5) -> Snapshot:
         """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot."""
         if not isinstance(text, str) or not text:
@@ -42,6 +34,7 @@ class WaitVerbs:
             lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval
         )
 
+    @verb()
     def wait_for(
         self,
         selector: Selector | Mapping[str, Any],
@@ -60,6 +53,7 @@ class WaitVerbs:
         snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout, interval)
         return sel.matches(snap)[sel.index]
 
+    @verb()
     def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
         """Snapshot until two consecutive dumps are identical."""
         return self.snapshot(stable=True, timeout=timeout)
@@ -73,23 +67,23 @@ class WaitVerbs:
                 or not (0 <= value <= 3600)
             ):
                 raise InvalidArgument(f"{name} must be a number of seconds (0–3600), not {value!r}")
-        with self._using():  # one verb: a cancel stops the wait between dumps too
-            token = self._token
-            assert token is not None
-            deadline = time.monotonic() + timeout
-            while True:
-                # each dump may use what is left of the wait (at least 2 s: a dump takes time)
-                snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
-                if ok(snap):
-                    return snap
-                if time.monotonic() + interval > deadline:
-                    raise CommandTimeout(
-                        f"{what} {happened} within {timeout:g} s",
-                        hint="check the last snapshot ({last_snapshot}); "
-                        "the screen may need scrolling or a different selector",
-                    )
-                token.sleep(interval, f"waiting for {what}")
+        token = self._token
+        assert token is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            # each dump may use what is left of the wait (at least 2 s: a dump takes time)
+            snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
+            if ok(snap):
+                return snap
+            if time.monotonic() + interval > deadline:
+                raise CommandTimeout(
+                    f"{what} {happened} within {timeout:g} s",
+                    hint="check the last snapshot ({last_snapshot}); "
+                    "the screen may need scrolling or a different selector",
+                )
+            token.sleep(interval, f"waiting for {what}")
 
+    @verb(acts=True)
     def scroll_until(
         self,
         selector: Selector | Mapping[str, Any],
@@ -107,21 +101,20 @@ class WaitVerbs:
             raise InvalidArgument(
                 f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}"
             )
-        with self._using():
+        snap = self.snapshot()
+        area = self._scroll_area(target)  # resolved once: the element may scroll away
+        for _ in range(limit + 1):
+            found = sel.matches(snap)
+            if len(found) > sel.index:
+                if click_after:
+                    self.tap(sel)  # the snapshot just taken resolves it
+                return found[sel.index]
+            before = snap.text
+            self._swipe_within(area, direction, 0.6, 400)
             snap = self.snapshot()
-            area = self._scroll_area(target)  # resolved once: the element may scroll away
-            for _ in range(limit + 1):
-                found = sel.matches(snap)
-                if len(found) > sel.index:
-                    if click_after:
-                        self.tap(sel)  # the snapshot just taken resolves it
-                    return found[sel.index]
-                before = snap.text
-                self._swipe_within(area, direction, 0.6, 400)
-                snap = self.snapshot()
-                if snap.text == before:  # reached the end
-                    break
-            raise RefNotFound(
-                f"nothing matching {sel} after scrolling {direction}",
-                hint="the element may be elsewhere: try the other direction",
-            )
+            if snap.text == before:  # reached the end
+                break
+        raise RefNotFound(
+            f"nothing matching {sel} after scrolling {direction}",
+            hint="the element may be elsewhere: try the other direction",
+        )

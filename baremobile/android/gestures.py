@@ -5,7 +5,7 @@ lift-off, ``(t_ms, x, y)`` in screen pixels of the current orientation — built
 :func:`tap_plan`, :func:`double_tap_plan`, :func:`drag_plan`, :func:`pinch_plan` or
 :func:`paths_plan` (custom fingers). Every builder keeps every point on the screen. How a
 plan reaches a touch screen (its event device, the type-B encoders, the double tap's timing
-model per route) is :mod:`baremobile.touch_events`.
+model per route) is :mod:`baremobile.android.touch_events`.
 """
 
 from __future__ import annotations

@@ -24,13 +24,19 @@ import math
 import re
 from typing import Any, NoReturn
 
-from baremobile.device import Device
-from baremobile.device_touch import parse_screen
+from baremobile.android.shell_words import (
+    command_line,
+    number,
+    quote,
+    validate_log_tag,
+    validate_package,
+)
+from baremobile.device.core import Device
+from baremobile.device.touch import parse_screen
 from baremobile.errors import InvalidArgument, Unsupported
-from baremobile.shell_words import command_line, number, quote, validate_package
 
-__all__ = ["ORIENTATIONS", "rotation", "set_rotation", "battery", "clipboard_probe",
-           "logcat", "log_time", "BATTERY_STATUS"]
+__all__ = ["ORIENTATIONS", "STATUSBAR", "statusbar", "rotation", "set_rotation", "battery",
+           "clipboard_probe", "logcat", "log_time", "BATTERY_STATUS"]
 
 #: orientation names → ``Surface.ROTATION_*``
 ORIENTATIONS = {"portrait": 0, "landscape": 1, "reverse_portrait": 2, "reverse_landscape": 3}
@@ -96,6 +102,22 @@ def battery(device: Device) -> dict[str, Any]:
     return out
 
 
+#: What ``statusbar`` does → ``cmd statusbar`` (``StatusBarShellCommand``) verbs.
+STATUSBAR = {
+    "notifications": "expand-notifications",
+    "quick_settings": "expand-settings",
+    "collapse": "collapse",
+}
+
+
+def statusbar(device: Device, what: str) -> None:
+    """Open the notification shade (``notifications``) or quick settings
+    (``quick_settings``), or close them (``collapse``)."""
+    if what not in STATUSBAR:
+        raise InvalidArgument(f"statusbar takes one of {', '.join(STATUSBAR)}, not {what!r}")
+    device.run(["cmd", "statusbar", STATUSBAR[what]])
+
+
 def clipboard_probe(device: Device, what: str) -> NoReturn:
     """Ask the device whether its clipboard service takes shell commands; it does not on
     stock Android, so this raises :class:`Unsupported` with the device's answer."""
@@ -137,9 +159,6 @@ def log_time(since: object) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
-_TAG = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*\Z")
-
-
 def logcat(device: Device, *, lines: int = 200, tag: str | None = None,
            since: object = None, package: str | None = None, pid: int | None = None,
            priority: str | None = None) -> dict[str, Any]:
@@ -153,11 +172,7 @@ def logcat(device: Device, *, lines: int = 200, tag: str | None = None,
         raise InvalidArgument(f"priority must be one of {', '.join(_PRIORITIES)}, "
                               f"not {priority!r}")
     if tag is not None:
-        name, _, prio = tag.partition(":")
-        if not _TAG.match(name) or (prio and prio not in _PRIORITIES + "S"):
-            raise InvalidArgument(f"{tag!r} is not a log tag",
-                                  hint="letters, digits, '_', '.', '-' (not first), "
-                                       "optionally ':PRIORITY'")
+        name, _, prio = validate_log_tag(tag).partition(":")
         argv += ["-s", tag if prio else f"{name}:{priority or 'V'}"]
     elif priority is not None:
         argv.append(f"*:{priority}")

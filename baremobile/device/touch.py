@@ -1,7 +1,7 @@
 """Gestures on a device: which route this Android allows, and running a
-:class:`~baremobile.gestures.GesturePlan` through it.
+:class:`~baremobile.android.gestures.GesturePlan` through it.
 
-The routes, best first (see :mod:`baremobile.touch_events` for the why):
+The routes, best first (see :mod:`baremobile.android.touch_events` for the why):
 
 * ``input`` — single-pointer gestures ``input`` has a command for: a double tap as two
   ``input tap`` in one shell command on API 31+ (where ``input`` is a binder call into
@@ -26,15 +26,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from baremobile.device import Device
-from baremobile.errors import CommandFailed, Unsupported
-from baremobile.gestures import (
+from baremobile.android.gestures import (
     GesturePlan,
     double_tap_plan,
     drag_plan,
 )
-from baremobile.shell_words import command_line, quote
-from baremobile.touch_events import (
+from baremobile.android.shell_words import command_line, quote
+from baremobile.android.touch_events import (
     INPUT_GAP_MS,
     Touchscreen,
     double_tap_timing,
@@ -43,6 +41,8 @@ from baremobile.touch_events import (
     sendevent_script,
     uinput_script,
 )
+from baremobile.device.core import Device
+from baremobile.errors import CommandFailed, Unsupported
 
 __all__ = ["Screen", "Probe", "Touch", "INPUT_DOUBLE_TAP_API", "UINPUT_API", "DRAG_API"]
 
@@ -99,7 +99,7 @@ def parse_screen(text: str) -> Screen | None:
 
 
 class Touch:
-    """Gestures on one :class:`~baremobile.device.Device`."""
+    """Gestures on one :class:`~baremobile.device.core.Device`."""
 
     def __init__(self, device: Device) -> None:
         self.device = device

@@ -1,0 +1,476 @@
+"""``PageBase``: what every verb family of :class:`~baremobile.page.Page` stands on.
+
+It owns the page's state — the transport and :class:`~baremobile.device.core.Device`, the
+device's verb families (apps, files, system, touch), the last snapshot and the
+:class:`~baremobile.snapshot.identity.RefTracker` that keeps its refs stable, the
+observation history ``diff=True`` compares with, the lock and the cancel token of the verb
+in flight — and the three things every verb needs:
+
+* **the per-verb guard** (:func:`verb`): a public verb runs holding the page (one verb at
+  a time per page, from any thread), under a cancel token of its own; a verb inside a verb
+  shares it. The guard tells the page's observers (tracing) each outermost verb's name,
+  arguments, result or error and timing, and counts the verbs that may change the screen;
+* **observing** (:meth:`PageBase.snapshot`, :meth:`PageBase.find`): the dump streamed into
+  the pruner, web pages merged in;
+* **resolving targets**: a ref or a selector to the point to touch.
+
+Verb families (``actions``, ``waits``, ``gestures``, ``apps``, ``files``, ``system``,
+``reading``, ``web``) are subclasses of this base, so everything they reach on the host is
+declared here, typed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, cast
+
+from baremobile.device.apps import Apps
+from baremobile.device.core import Device
+from baremobile.device.touch import Touch
+from baremobile.errors import (
+    Cancelled,
+    InvalidArgument,
+    PageClosed,
+    RefCovered,
+    RefNotFound,
+)
+from baremobile.page.selector import Selector, Target
+from baremobile.snapshot import RefNode, Snapshot, StreamPruner
+from baremobile.snapshot.diff import History
+from baremobile.snapshot.identity import RefTracker
+from baremobile.snapshot.tree import Node
+from baremobile.transport import DUMP_TIMEOUT, Transport
+from baremobile.transport.cancel import CancelToken, cancel_scope
+
+__all__ = ["PageBase", "Step", "StepObserver", "verb", "WEB_TIMEOUT"]
+
+#: The most a snapshot waits for its pages (the native part never waits for them).
+WEB_TIMEOUT = 15.0
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class Step:
+    """One outermost verb call, as the page's observers see it (:meth:`PageBase.observe`).
+
+    ``before`` is handed to observers when the verb starts (``result``/``error`` unset),
+    then the same object, completed, when it ends."""
+
+    verb: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    acts: bool
+    started: float  #: ``time.time()`` when the verb began
+    seconds: float = 0.0  #: how long it took (set when it ends)
+    result: Any = None
+    error: BaseException | None = None
+    #: the element the call's ref or selector resolved to (set by target resolution)
+    target: RefNode | None = None
+
+
+class StepObserver(Protocol):
+    """What :meth:`PageBase.observe` takes: called when an outermost verb starts and ends."""
+
+    def step_started(self, page: PageBase, step: Step) -> None: ...
+
+    def step_ended(self, page: PageBase, step: Step) -> None: ...
+
+
+def verb(*, acts: bool = False) -> Callable[[F], F]:
+    """Make a method a verb of the page: it runs under the page's guard
+    (:meth:`PageBase._using`), is shown to the page's observers when it is the outermost
+    call, and — with ``acts`` — counts as something that may have changed the screen.
+
+    A whole screen an outermost verb returns (a :class:`Snapshot` that is not a diff) is
+    what its caller was shown: later ``snapshot(diff=True)`` calls may be diffs against it.
+    Snapshots a verb takes for itself (``find`` with no snapshot yet, a wait's polling) are
+    not: a diff is only ever taken against a screen the caller saw."""
+
+    def wrap(fn: F) -> F:
+        name = fn.__name__
+
+        @functools.wraps(fn)
+        def run(self: PageBase, *args: Any, **kwargs: Any) -> Any:
+            with self._using(name, args, kwargs, acts=acts) as frame:
+                result = fn(self, *args, **kwargs)
+                if frame.outermost:
+                    if isinstance(result, Snapshot) and result.number is None:
+                        self._seen.seen(result.full_text)
+                    if frame.step is not None:
+                        frame.step.result = result
+                return result
+
+        run.__baremobile_verb__ = {"acts": acts}  # type: ignore[attr-defined]
+        return cast(F, run)
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What :meth:`PageBase._using` tells the verb it guards."""
+
+    outermost: bool
+    step: Step | None = None
+
+
+_NESTED = _Frame(False)
+
+
+class PageBase:
+    """The state and the guard every verb family uses (see the module's docs).
+
+    Thread-safe: calls are serialised per page. Use as a context manager, or call
+    :meth:`close`. :meth:`cancel` (from any thread) stops the verb in flight at once.
+    """
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.device = Device(transport)
+        #: the device's verb families over :attr:`device` (each with caches of its own)
+        self._apps = Apps(self.device)
+        self._touch = Touch(self.device)
+        self._last: Snapshot | None = None
+        self._refs = RefTracker()  # stable refs for the page's whole life
+        self._seen = History()  # what diff=True observations are taken against
+        self._lock = threading.RLock()
+        self._closed = False
+        #: allow :meth:`~baremobile.page.Page.eval_js` (off by default: a script can do
+        #: anything the page can)
+        self.allow_eval = False
+        self._web = True  # whether the last snapshot merged web content (``web=``)
+        #: whether the last snapshot's screen showed a WebView (text beyond ASCII can only
+        #: go to a page: without one, ``type`` refuses it without asking the device)
+        self._web_seen = False
+        self._token: CancelToken | None = None  # the verb in flight
+        self._step: Step | None = None  # the outermost verb in flight
+        self._observers: list[StepObserver] = []
+        #: how many verbs that may change the screen have run (see :func:`verb`)
+        self.actions = 0
+        #: :attr:`actions` when the last snapshot was taken
+        self._snapshot_actions = 0
+
+    # -- lifecycle ----------------------------------------------------------------------
+    @property
+    def serial(self) -> str:
+        """The device's serial (``emulator-5554``, ``192.168.1.7:5555`` …)."""
+        return self.transport.serial
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The snapshot refs currently refer to (None before the first)."""
+        return self._last
+
+    def observe(self, observer: StepObserver) -> Callable[[], None]:
+        """Have ``observer`` told of every outermost verb call (tracing uses this); returns
+        a function that stops it."""
+        self._observers.append(observer)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._observers.remove(observer)
+
+        return stop
+
+    @contextlib.contextmanager
+    def _using(self, name: str = "", args: tuple[Any, ...] = (),
+               kwargs: Mapping[str, Any] | None = None, *,
+               acts: bool = False) -> Iterator[_Frame]:
+        """Hold the page for one verb, under a cancel token of its own; a closed page
+        refuses. A verb inside a verb (a snapshot a tap takes) shares the outer token.
+
+        The verb either settles (everything it did is kept) or is cancelled: then it raises
+        :class:`~baremobile.errors.Cancelled` and :attr:`last_snapshot` is what it was.
+        Yields whether the verb is the outermost one, and the :class:`Step` observers are
+        shown (None when nobody observes)."""
+        with self._lock:
+            if self._closed:
+                raise PageClosed(f"the page for {self.serial} is closed")
+            if self._token is not None:
+                try:
+                    yield _NESTED
+                finally:
+                    if acts:
+                        self.actions += 1
+                return
+            before = self._last
+            step = None
+            if self._observers and name:
+                step = self._step = Step(name, args, dict(kwargs or {}), acts, time.time())
+                self._tell("step_started", step)
+            began = time.monotonic()
+            with cancel_scope() as token:
+                self._token = token
+                try:
+                    yield _Frame(True, step)
+                    token.settle(f"the call on {self.serial}")
+                except BaseException as exc:
+                    if token.cancelled:
+                        self._last = before
+                        if not isinstance(exc, Cancelled):
+                            exc2 = Cancelled(
+                                f"the call on {self.serial} was cancelled ({token.reason})"
+                            )
+                            if step is not None:
+                                step.error = exc2
+                            raise exc2 from exc
+                    if step is not None:
+                        step.error = exc
+                    raise
+                finally:
+                    self._token = None
+                    if acts:
+                        self.actions += 1
+                    if step is not None:
+                        step.seconds = time.monotonic() - began
+                        self._step = None
+                        self._tell("step_ended", step)
+
+    def _tell(self, what: str, step: Step) -> None:
+        for observer in list(self._observers):
+            with contextlib.suppress(Exception):  # an observer never breaks a verb
+                getattr(observer, what)(self, step)
+
+    def cancel(self, reason: str = "Page.cancel()") -> bool:
+        """Cancel the verb in flight, from any thread, without waiting for the device.
+
+        Its device I/O is aborted at once (the connection is dropped; the next verb
+        reconnects), nothing more is sent for it, and it raises
+        :class:`~baremobile.errors.Cancelled`. The page stays usable. Returns False when no
+        verb was running (or it had just finished)."""
+        token = self._token
+        return token.cancel(reason) if token is not None else False
+
+    def close(self) -> None:
+        """Release the connection (and stop the embedded virtual phone, if any).
+
+        A verb still running (in another thread) is cancelled at once and raises
+        :class:`~baremobile.errors.Cancelled`; later verbs raise
+        :class:`~baremobile.errors.PageClosed`."""
+        if not self._closed:
+            self._closed = True
+            token = self._token
+            if token is not None:
+                token.cancel("the page was closed")
+            self.transport.shutdown()
+
+    def __enter__(self) -> PageBase:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Page {self.serial} via {self.transport.kind}>"
+
+    # -- observing ----------------------------------------------------------------------
+    @verb()
+    def snapshot(
+        self,
+        *,
+        diff: bool = False,
+        stable: bool = False,
+        timeout: float = DUMP_TIMEOUT,
+        max_chars: int | None = None,
+        max_depth: int | None = None,
+        max_nodes: int | None = None,
+        web: bool = True,
+    ) -> Snapshot:
+        """Dump the screen and return the pruned :class:`Snapshot`; verbs act on its refs.
+
+        The dump is streamed into the pruner as it arrives. Refs stay the same for elements
+        that were in the previous snapshots. ``diff=True`` makes :attr:`Snapshot.text` show
+        only what changed since the previous snapshot, or since an earlier ``diff=True``
+        observation when the screen came back to it (``# snapshot 7, diff from snapshot 3``;
+        ``.number`` is its number, ``.refs`` still holds every ref, ``.full_text`` is the
+        whole screen); a diff is never cut by the limits, but one longer than ``max_chars``
+        gives way to the cut full text. With ``stable=True``
+        dumps are repeated until two in a row are identical (animations settled) or
+        ``timeout`` passes (then the last one is returned). With ``web`` (the default), the
+        pages of the foreground app's debuggable WebViews (and Chrome's tab) are read
+        through the DevTools protocol and shown inside their WebView, refs in the same
+        sequence; a page that cannot be read becomes a ``# web: …`` line (``docs/web.md``).
+        """
+        limits = {
+            k: v
+            for k, v in (
+                ("max_chars", max_chars),
+                ("max_depth", max_depth),
+                ("max_nodes", max_nodes),
+            )
+            if v is not None
+        }
+        if "max_chars" in limits and (
+            isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1
+        ):
+            raise InvalidArgument(f"max_chars must be a whole number ≥ 1, not {max_chars!r}")
+        self._web = bool(web)
+        deadline = time.monotonic() + timeout
+        actions = self.actions
+        snap = self._dump(limits, timeout, web)
+        if stable:
+            while time.monotonic() < deadline:
+                again = self._dump(limits, max(1.0, deadline - time.monotonic()), web)
+                if again.text == snap.text:
+                    snap = again
+                    break
+                snap = again
+        if diff:
+            snap = snap.diff_from(self._seen, max_chars=max_chars)
+        self._last = snap
+        self._snapshot_actions = actions
+        return snap
+
+    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False) -> Snapshot:
+        """A snapshot of the screen now, numbered by the page's tracker (with ``web``, its
+        pages merged in)."""
+        if web:
+            return self._web_dump(limits, timeout, self._refs)
+        self._web_seen = False  # no page was looked for: no web field to type into
+        return self._read_dump(limits, timeout, self._refs)[0]
+
+    def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
+                   *, keep: bool = False) -> tuple[Snapshot, bytes]:
+        """(the pruned dump, its bytes when ``keep``, else ``b""``)."""
+        # the device's output as it arrives (status text, then the XML), through the one path
+        # from_xml takes too; each chunk is fed when the next arrives, so the last is known
+        pruner = StreamPruner(tracker=tracker, **limits)
+        kept: list[bytes] = []
+        held: bytes | None = None
+        for chunk in self.device.dump_stream(timeout=timeout):
+            if held is not None:
+                pruner.feed(held)
+            held = chunk
+            if keep:
+                kept.append(bytes(chunk))
+        pruner.feed(held or b"", last=True)
+        return pruner.close(), b"".join(kept)
+
+    def _web_dump(self, limits: dict[str, int], timeout: float,
+                  tracker: RefTracker | None) -> Snapshot:
+        """The screen with its foreground WebViews' pages merged in.
+
+        A screen whose dump mentions a WebView is pruned twice: first natively, to find the
+        foreground app's WebViews and where they are, then — once their pages were read
+        through the DevTools protocol — again with the pages spliced into their WebViews.
+        Only the tree an agent is shown may move the page's tracker: the native pass
+        numbers its refs on a :meth:`~baremobile.snapshot.identity.RefTracker.fork`, the
+        merged pass on the tracker itself, so web refs stay as stable as native ones. When
+        no page could be merged, the native pass was the one shown: the tracker adopts its
+        fork. The ``[web]`` layer is imported only when a dump mentions a WebView."""
+        fork = tracker.fork() if tracker is not None else None
+        snap, dump = self._read_dump(limits, timeout, fork, keep=True)
+        self._web_seen = b"WebView" in dump
+        if not self._web_seen:  # most screens: one byte search
+            merged, notes = None, []
+        else:
+            from baremobile.web.merge import with_web
+
+            merged, notes = with_web(self.transport, snap, dump, tracker=tracker,
+                                     timeout=min(timeout, WEB_TIMEOUT), **limits)
+        if merged is not None:
+            return merged
+        if tracker is not None and fork is not None:
+            tracker.adopt(fork)  # the native pass is what is shown
+        return snap.add_notes(notes, limits.get("max_chars"))
+
+    @verb()
+    def find(
+        self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any
+    ) -> list[Node]:
+        """Elements of the last snapshot (taken now if there is none) matching a selector."""
+        sel = Selector.of(selector if selector is not None else fields_)
+        snap = self._last or self.snapshot()
+        return sel.matches(snap)
+
+    # -- resolving targets --------------------------------------------------------------
+    def _ref(self, ref: int) -> RefNode:
+        if self._last is None:
+            raise RefNotFound(
+                f"ref {ref}: there is no snapshot yet",
+                hint="take a snapshot ({snapshot}) and use a ref from it",
+            )
+        try:
+            return self._last.refs[ref]
+        except KeyError:
+            pass
+        hint = (
+            "take a new snapshot ({snapshot}) and use a ref from it (an element keeps its ref "
+            "while it stays on screen)"
+        )
+        if self._refs.issued(ref):
+            what = self._refs.gone.get(ref)
+            raise RefNotFound(
+                f"ref {ref}{f' ({what})' if what else ''} is gone: its element is not on the "
+                "screen any more",
+                hint=hint,
+            )
+        raise RefNotFound(
+            f"ref {ref} was never given on this page"
+            + (f" (refs so far: 1–{self._refs.next - 1})" if self._refs.next > 1 else ""),
+            hint=hint,
+        )
+
+    def _target(
+        self, target: Target
+    ) -> tuple[tuple[int, int], tuple[int, int, int, int], RefNode | None]:
+        """(tap point, bounds, RefNode or None) for a ref or a selector."""
+        point, bounds, node = self._resolve(target)
+        if node is not None and self._step is not None and self._step.target is None:
+            self._step.target = node
+        return point, bounds, node
+
+    def _resolve(
+        self, target: Target
+    ) -> tuple[tuple[int, int], tuple[int, int, int, int], RefNode | None]:
+        if isinstance(target, bool):
+            raise InvalidArgument(f"a ref is a number from the snapshot, not {target!r}")
+        if isinstance(target, int):
+            node = self._ref(target)
+            return node.center, node.bounds, node
+        if isinstance(target, str) and target.strip().isdigit():
+            return self._resolve(int(target))
+        if isinstance(target, (Selector, Mapping)):
+            sel = Selector.of(target)
+            fresh = self._last is None
+            snap = self._last if self._last is not None else self.snapshot()
+            found = sel.matches(snap)
+            if len(found) <= sel.index and not fresh:  # the screen may have moved on
+                snap = self.snapshot()
+                found = sel.matches(snap)
+            if len(found) > sel.index:
+                n = found[sel.index]
+                if n.ref is not None:
+                    ref = snap.refs[n.ref]
+                    return ref.center, ref.bounds, ref
+                vis = n.vis or (0, 0, 0, 0)
+                return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
+            raise RefNotFound(
+                f"nothing on screen matches {sel}",
+                hint="take a snapshot and check the element's text, desc or id",
+            )
+        raise InvalidArgument(
+            f"target must be a ref (int) or a selector, not {type(target).__name__}"
+        )
+
+    def _touch_point(self, target: Target) -> tuple[int, int, int, RefNode | None]:
+        """(x, y, display, RefNode) to touch; refuses a point under another window."""
+        (x, y), _, node = self._target(target)
+        if node is not None and node.covered:
+            raise RefCovered(
+                f"ref {node.ref} ({node.label or node.role}) lies under another window "
+                "(the keyboard or a dialog): a tap there would land on that window"
+            )
+        return x, y, (node.display if node is not None else 0), node

@@ -1,0 +1,67 @@
+"""File verbs of :class:`~baremobile.page.Page`: push and pull (in memory or streamed into
+a sink), a device folder's listing (paged), delete, append. Thin wrappers over the sync
+protocol (:mod:`baremobile.transport`) and :mod:`baremobile.device.files`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from baremobile.android.shell_words import number
+from baremobile.device import files as device_files
+from baremobile.device.files import FilePart
+from baremobile.localfiles import bytes_of
+from baremobile.page.base import PageBase, verb
+
+__all__ = ["FileVerbs"]
+
+
+class FileVerbs(PageBase):
+    """Files on the device (see the module's docs)."""
+
+    @verb()
+    def list_files(self, path: str, *, offset: int = 0, limit: int = 200) -> dict[str, Any]:
+        """A page of a device directory: entries with ``name``, ``type``, ``size``,
+        ``modified`` (device time, to the minute), directories first; ``total`` and
+        ``has_more`` for paging."""
+        return device_files.list_dir(self.device, path, offset=offset, limit=limit)
+
+    @verb()
+    def delete_file(self, path: str, *, recursive: bool = False) -> None:
+        """Delete a device file (a folder and its content only with ``recursive``)."""
+        device_files.delete(self.device, path, recursive=recursive)
+
+    @verb()
+    def append_file(self, path: str, data: bytes | str) -> int:
+        """Add text (UTF-8) or bytes at the end of a device file (created if missing);
+        returns its new size."""
+        payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        return device_files.append(self.device, path, payload)
+
+    @verb()
+    def push(self, data: bytes | str | Path, device_path: str) -> None:
+        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
+        self.transport.push(bytes_of(data, "push"), device_path)
+
+    @verb()
+    def read_file(self, path: str, *, offset: int = 0, max_bytes: int = 20_000) -> FilePart:
+        """At most ``max_bytes`` of a device file from byte ``offset`` on, without moving the
+        rest of the file (Android 9+: only those bytes cross the wire). Directories, FIFOs
+        and sockets are refused (reading a FIFO could wait for ever)."""
+        offset = number("offset", offset, minimum=0)
+        max_bytes = number("max_bytes", max_bytes, minimum=1, maximum=64 * 1024 * 1024)
+        return device_files.read_part(self.device, path, offset, max_bytes)
+
+    @verb()
+    def pull(self, device_path: str) -> bytes:
+        """The contents of ``device_path`` on the device (in memory: for big files, use
+        :meth:`pull_into`)."""
+        return self.transport.pull(device_path)
+
+    @verb()
+    def pull_into(self, device_path: str, sink: Any) -> int:
+        """Stream ``device_path`` into ``sink`` (an open binary file, anything with
+        ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
+        whatever the file's size; a failure of the sink (a full disk) is raised as is."""
+        return self.transport.pull_into(device_path, sink)

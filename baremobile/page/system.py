@@ -1,0 +1,124 @@
+"""System verbs of :class:`~baremobile.page.Page`: what the device is (``device_info``,
+the foreground app), rotation, battery, the clipboard, the log, and the raw ``shell``
+escape hatch. Thin wrappers over :mod:`baremobile.device.system` and
+:class:`baremobile.device.core.Device`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from baremobile.device import system as device_system
+from baremobile.device.core import Focus
+from baremobile.errors import InvalidArgument
+from baremobile.page.base import PageBase, verb
+
+__all__ = ["SystemVerbs"]
+
+
+class SystemVerbs(PageBase):
+    """The device beyond the screen's content (see the module's docs)."""
+
+    @verb()
+    def device_info(self) -> dict[str, Any]:
+        """Model, Android version, API level, screen size (as the screen is turned now) and
+        density, orientation, battery, foreground app."""
+        props = self.device.props()
+        w, h = self.device.screen_size()
+        turned = device_system.rotation(self.device)
+        if turned["rotation"] % 2:
+            w, h = h, w
+        focus = self.device.focus()
+        return {
+            "serial": self.serial,
+            "transport": self.transport.kind,
+            "manufacturer": props.get("ro.product.manufacturer", ""),
+            "model": props.get("ro.product.model", ""),
+            "android": props.get("ro.build.version.release", ""),
+            "api_level": self.device.api_level,
+            "screen": {"width": w, "height": h, "density": self.device.density()},
+            "orientation": turned,
+            "battery": device_system.battery(self.device),
+            "foreground": {"package": focus.package, "activity": focus.activity}
+            if focus
+            else None,
+        }
+
+    @verb()
+    def foreground(self) -> Focus | None:
+        """The focused app (package, activity)."""
+        return self.device.focus()
+
+    @verb()
+    def rotation(self) -> dict[str, Any]:
+        """``{"orientation", "rotation", "auto"}``: how the screen is turned now."""
+        return device_system.rotation(self.device)
+
+    @verb(acts=True)
+    def rotate(self, orientation: str) -> dict[str, Any]:
+        """Turn the screen: ``portrait``, ``landscape``, ``reverse_portrait``,
+        ``reverse_landscape`` (locked there) or ``auto`` (follow the sensor); returns the
+        orientation afterwards (an app that fixes its own keeps it)."""
+        return device_system.set_rotation(self.device, orientation)
+
+    @verb()
+    def screen_size(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels as the screen is turned now."""
+        w, h = self.device.screen_size()
+        if device_system.rotation(self.device)["rotation"] % 2:
+            w, h = h, w
+        return w, h
+
+    @verb(acts=True)
+    def statusbar(self, what: str) -> None:
+        """Open the notification shade (``"notifications"``) or quick settings
+        (``"quick_settings"``), or close them (``"collapse"``)."""
+        device_system.statusbar(self.device, what)
+
+    @verb()
+    def battery(self) -> dict[str, Any]:
+        """``{"level" (%), "status", "charging", "plugged"}``."""
+        return device_system.battery(self.device)
+
+    @verb()
+    def get_clipboard(self) -> str:
+        """The clipboard's text — not possible over ADB on stock Android: raises
+        :class:`~baremobile.errors.Unsupported` with the device's answer."""
+        device_system.clipboard_probe(self.device, "read")
+
+    @verb()
+    def set_clipboard(self, text: str) -> None:
+        """Put text on the clipboard — not possible over ADB on stock Android: raises
+        :class:`~baremobile.errors.Unsupported` with the device's answer."""
+        if not isinstance(text, str):
+            raise InvalidArgument(f"text must be a string, not {type(text).__name__}")
+        device_system.clipboard_probe(self.device, "set")
+
+    @verb()
+    def read_log(self, *, lines: int = 200, tag: str | None = None, since: Any = None,
+                 package: str | None = None, pid: int | None = None,
+                 priority: str | None = None) -> dict[str, Any]:
+        """The device log (newest last) with filters: ``since`` (seconds since the epoch or
+        ISO time), ``package`` or ``pid``, minimum ``priority`` (V D I W E F), ``tag``."""
+        return device_system.logcat(self.device, lines=lines, tag=tag, since=since,
+                                    package=package, pid=pid, priority=priority)
+
+    @verb()
+    def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:
+        """The newest ``lines`` lines of the device log.
+
+        .. deprecated:: 0.1
+           Use :meth:`read_log`, which also filters by time, package, pid and priority and
+           returns ``{"log": text, ...}``."""
+        warnings.warn("Page.logcat() is deprecated: use Page.read_log(...)['log']",
+                      DeprecationWarning, stacklevel=3)
+        return str(device_system.logcat(self.device, lines=lines, tag=tag)["log"])
+
+    @verb(acts=True)
+    def shell(self, command: str, *, timeout: float | None = None) -> str:
+        """Run a raw shell command and return its stdout (raises on a non-zero exit).
+
+        An escape hatch: the command line is passed to the device's shell as written.
+        """
+        return self.transport.shell(command, timeout=timeout).check().text
