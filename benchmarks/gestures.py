@@ -24,15 +24,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from baremobile import connect  # noqa: E402
-from baremobile.device_apps import RemoteFile  # noqa: E402
-from baremobile.gestures import double_tap_plan  # noqa: E402
-from baremobile.tools.spec import GROUPS, TOOLS  # noqa: E402
-from baremobile.touch_events import (  # noqa: E402
+from baremobile.android.gestures import double_tap_plan  # noqa: E402
+from baremobile.android.touch_events import (  # noqa: E402
     double_tap_timing,
     parse_getevent,
     pick_touchscreen,
     sendevent_script,
 )
+from baremobile.device.apps import RemoteFile  # noqa: E402
+from baremobile.tools.spec import GROUPS, TOOLS  # noqa: E402
 from baremobile.virtual import VirtualPhone  # noqa: E402
 
 
@@ -69,10 +69,10 @@ def main() -> int:
         rows.append(("app_label first (ranged APK reads)", first))
         rows.append(("app_label cached", timed(lambda: page.app_label("org.baremobile.weather"),
                                                n)))
-        apk = page._apps().path("org.baremobile.weather")  # noqa: SLF001
+        apk = page._apps.path("org.baremobile.weather")  # noqa: SLF001
         size, _ = page.device.file_info(apk)
         rf = RemoteFile(page.device, apk, size)
-        from baremobile.apk import read_apk
+        from baremobile.android.apk import read_apk
 
         read_apk(rf)
         reads = rf.reads

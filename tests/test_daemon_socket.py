@@ -282,6 +282,13 @@ def test_timeout_floors_lift_short_timeouts(phone: VirtualPhone, daemon_socket: 
         assert hub.floor_ms("press", {}, None) == 1234
         assert hub.floor_ms("wait_for_text", {"timeout": 3}, None) == 13_000
         assert hub.floor_ms("tap", {}, None) == 0
+        # every tool that waits by itself gets its own wait and a dump, from its row
+        assert hub.floor_ms("wait_for", {"timeout": 40}, None) == 50_000
+        assert hub.floor_ms("wait_for", {}, None) == 20_000  # the session's 10 s
+        assert hub.floor_ms("eval", {"timeout": 40}, None) == 50_000
+        assert hub.floor_ms("eval", {}, None) == 20_000  # its own default, 10 s
+        assert hub.floor_ms("execute", {"timeout": 40}, None) == 50_000
+        assert hub.floor_ms("execute", {}, None) == 0  # no limit of its own
         c = RawClient(daemon_socket)
         c.call("daemon/openSession", {"sessionId": "s"})
         # 1 ms would time any dump out; the snapshot floor gives it 10 s
@@ -299,6 +306,22 @@ def test_timeout_floors_lift_short_timeouts(phone: VirtualPhone, daemon_socket: 
         bad = c.call("tools/call", {"name": "press", "arguments": {"key": "back"},
                                     "session": {"not": "a name"}})
         assert bad["code"] == "INVALID_ARGUMENT", bad
+
+
+def test_a_wait_longer_than_the_request_timeout_gets_its_own_time(phone: VirtualPhone,
+                                                                  daemon_socket: str):
+    """``wait_for`` with ``timeout: 3`` under a request that asked for 1 s waits its 3 s (its
+    floor comes from its row) and answers the tool's own TIMEOUT, not the daemon's."""
+    with running_daemon(daemon_socket, devices=[phone.address]):
+        c = RawClient(daemon_socket)
+        c.call("daemon/openSession", {"sessionId": "s"})
+        started = time.monotonic()
+        reply = c.call("tools/call", {"name": "wait_for", "arguments": {
+            "selector": {"text": "never on screen"}, "timeout": 3}, "sessionId": "s"},
+            timeoutMs=1000)
+        waited = time.monotonic() - started
+        assert waited > 2, waited  # not cut at the request's 1 s (the poll stops short of 3)
+        assert not reply["success"] and "within 3 s" in str(reply), reply
 
 
 def test_cancel_a_request_of_the_same_connection(phone: VirtualPhone, daemon_socket: str):

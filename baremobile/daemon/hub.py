@@ -28,21 +28,13 @@ from baremobile.daemon.pool import Pool, split_server_spec
 from baremobile.daemon.sessions import Policy, SessionState, SessionView, device_key
 from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
 from baremobile.tools.dispatch import call, error_data
-from baremobile.tools.session import NotAllowed, Session
+from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import get, select
 
-__all__ = ["DEFAULT_FLOORS_MS", "Hub", "tool_list"]
+__all__ = ["Hub", "tool_list"]
 
 log = logging.getLogger("baremobile.daemon")
 
-#: The least time a ``tools/call`` gets, whatever ``timeoutMs`` says (AutoMobile's
-#: "tool-specific timeout floors"): reading the screen takes 1–3 s on a phone and up to
-#: ~10 s on a slow one; installs and transfers of large files take minutes.
-DEFAULT_FLOORS_MS: dict[str, int] = {
-    "snapshot": 10_000, "find": 10_000, "screenshot": 10_000, "annotated_screenshot": 10_000,
-    "grid_screenshot": 10_000, "launch": 10_000, "open_url": 10_000, "type": 10_000,
-    "read_file": 30_000, "push_file": 120_000, "pull_file": 120_000, "install_app": 300_000,
-}
 #: a dump's worth, added to waits (their own timeout) and to observing actions
 _DUMP_MS = 10_000
 #: codes that say the device itself cannot be reached: it goes to ``error`` in the pool
@@ -146,7 +138,8 @@ class Hub:
         self.pool = Pool(configured=[device_key(d) for d in devices if d.strip()],
                          discover=(discover_fn or _discover) if discover else None,
                          servers=servers, list_server=_list_server)
-        self.floors_ms = {**DEFAULT_FLOORS_MS, **(floors_ms or {})}
+        #: the operator's floors over the tool table's (``ToolSpec.floor_ms``)
+        self.floors_ms = dict(floors_ms or {})
         self.sessions: dict[str, SessionState] = {}
         self._lock = threading.Lock()
         self.started = time.time()
@@ -299,17 +292,22 @@ class Hub:
 
     # -- tools ------------------------------------------------------------------------
     def floor_ms(self, name: Any, arguments: Any, session: str | None) -> int:
-        """The least time ``tools/call`` of ``name`` gets."""
+        """The least time ``tools/call`` of ``name`` gets (AutoMobile's "tool-specific
+        timeout floors"), from the tool's row: its ``floor_ms``; for a tool that waits by
+        itself (``waits``), the wait it was given (or its default) and a dump more; for an
+        acting tool in a session that observes, a dump and the settle time more."""
         if not isinstance(name, str):
             return 0
         tool = get(name)
-        floor = self.floors_ms.get(name, 0)
+        floor = self.floors_ms.get(name, tool.floor_ms if tool is not None else 0)
         args = arguments if isinstance(arguments, Mapping) else {}
         with self._lock:
             state = self.sessions.get(session or "")
         options = state.options if state is not None else None
-        if name in ("wait_for_text", "wait_stable"):
-            wait = args.get("timeout", options.timeout if options else 10.0)
+        if tool is not None and tool.waits is not None:
+            wait = args.get(tool.waits, tool.waits_default)
+            if wait == "session":
+                wait = options.timeout if options is not None else Options().timeout
             # (NaN and ±Infinity parse as JSON here: the tool's validator refuses them)
             if isinstance(wait, (int, float)) and not isinstance(wait, bool) \
                     and math.isfinite(wait):

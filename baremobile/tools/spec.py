@@ -64,6 +64,15 @@ class ToolSpec:
     open_world: bool = False  #: reaches beyond the device's own state (MCP openWorldHint)
     host_paths: tuple[str, ...] = ()  #: arguments naming files of this computer
     returns: str = ""  #: what the result holds (for docs and the description)
+    #: the least time (ms) a daemon request for this tool gets, whatever its ``timeoutMs``
+    #: says: reading the screen takes 1–3 s on a phone and up to ~10 s on a slow one;
+    #: installs and transfers of large files take minutes
+    floor_ms: int = 0
+    #: the parameter holding the seconds this tool may wait by itself (its own deadline)
+    #: — a request for it gets that long and a dump more — and what it is when a call
+    #: leaves it out: seconds, ``"session"`` (the session's ``timeout``) or None (no limit)
+    waits: str | None = None
+    waits_default: float | str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)  #: more schema keywords
 
     def parameters(self, *, device: bool = True) -> dict[str, Any]:
@@ -495,6 +504,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                                  "false)"},
          "max_chars": PARAMS["max_chars"]},
         _snapshot, read_only=True, returns=_SNAP,
+        floor_ms=10_000,
     ),
     ToolSpec(
         "tap",
@@ -516,6 +526,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "clear": {"type": "boolean", "description": "empty the field first (default false)"},
          "submit": {"type": "boolean", "description": "press Enter after typing (default false)"}},
         _type, required=("text",), acts=True, returns=_ACT,
+        floor_ms=10_000,
     ),
     ToolSpec(
         "press",
@@ -561,6 +572,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                    "description": "the app's name as the launcher shows it (exact, ignoring "
                                   "case, or the one app whose name contains it)"}},
         verbs.launch, acts=True, returns=_ACT + " Also 'package'.",
+        floor_ms=10_000,
     ),
     ToolSpec(
         "open_url",
@@ -568,6 +580,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "dialer, geo: in maps, a deep link in its app.",
         {"uri": PARAMS["uri"]},
         _open_url, required=("uri",), acts=True, open_world=True, returns=_ACT,
+        floor_ms=10_000,
     ),
     ToolSpec(
         "back",
@@ -584,6 +597,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Take a picture of the screen. Use it when the snapshot text is not enough (images, "
         "maps, games, canvas content); act with snapshot refs where you can.",
         {}, _screenshot, read_only=True, returns="a PNG image of the screen.",
+        floor_ms=10_000,
     ),
     ToolSpec(
         "find",
@@ -594,6 +608,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         returns="'matches': [{ref, role, text, desc, states, bounds}], actionable ones first "
                 "(a plain label has ref null and 'inside_ref': the ref of the row or button "
                 "it sits in), and 'count'.",
+        floor_ms=10_000,
     ),
     ToolSpec(
         "wait_for",
@@ -605,6 +620,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                   "description": "wait for it to disappear instead (default false)"}},
         verbs.wait_for, required=("selector",), read_only=True,
         returns="'match': the element {ref, role, text, desc, bounds} (nothing when gone).",
+        waits="timeout", waits_default="session",
     ),
     ToolSpec(
         "scroll_until",
@@ -643,6 +659,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "max_chars": PARAMS["max_chars"]},
         _wait_for_text, required=("text",), read_only=True,
         returns="the snapshot in which the text appeared.",
+        waits="timeout", waits_default="session",
     ),
     ToolSpec(
         "wait_stable",
@@ -651,6 +668,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                                   "twice takes time; default: the session's, 10)", minimum=1),
          "max_chars": PARAMS["max_chars"]},
         _wait_stable, read_only=True, returns="the settled snapshot.",
+        waits="timeout", waits_default="session",
     ),
     ToolSpec(
         "devices",
@@ -747,6 +765,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                      "description": "reinstall over an existing version (default true)"}},
         _install, required=("apk",), group="apps", destructive=True, host_paths=("apk",),
         returns="'done' and pm's output.",
+        floor_ms=300_000,
     ),
     # -- files -------------------------------------------------------------------------
     ToolSpec(
@@ -786,6 +805,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _read_file, required=("path",), group="files", read_only=True,
         returns="the content as text (UTF-8) or base64, its 'size', and when cut "
                 "'truncated', 'next_offset' and a note.",
+        floor_ms=30_000,
     ),
     ToolSpec(
         "write_file", "Write text to a file on the device (replacing it).",
@@ -802,6 +822,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _push_file, required=("local_path", "path"), group="files", destructive=True,
         host_paths=("local_path",),
         returns=_ACT,
+        floor_ms=120_000,
     ),
     ToolSpec(
         "pull_file",
@@ -816,6 +837,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _pull_file, required=("path", "local_path"), group="files", destructive=True,
         host_paths=("local_path",),
         returns=_ACT,
+        floor_ms=120_000,
     ),
     # -- logs --------------------------------------------------------------------------
     ToolSpec(
@@ -887,6 +909,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                   "description": "grid columns (default 6)"}},
         _grid_screenshot, group="vision", read_only=True,
         returns="a PNG with the grid, and the grid's size.",
+        floor_ms=10_000,
     ),
     ToolSpec(
         "tap_grid",
@@ -907,6 +930,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"max_chars": PARAMS["max_chars"]},
         _annotated_screenshot, group="vision", read_only=True,
         returns="a PNG with numbered boxes and the snapshot they match.",
+        floor_ms=10_000,
     ),
     # -- gestures ----------------------------------------------------------------------
     ToolSpec(
@@ -984,6 +1008,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         open_world=True,
         returns="'value': the expression's value as JSON data (or, when that is longer "
                 "than max_chars, 'text': the JSON cut, with 'truncated').",
+        waits="timeout", waits_default=10.0,
     ),
     # -- batches -----------------------------------------------------------------------
     ToolSpec(
@@ -1002,6 +1027,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "timeout": _p("timeout", "seconds the whole batch may take (default: no limit)")},
         batch.execute, required=("steps",), group="batch", acts=True,
         returns="'steps': each step's result (with its 'ok'), 'completed', 'failed'.",
+        waits="timeout", waits_default=None,
     ),
 )
 
