@@ -21,6 +21,15 @@ Then a large dump (issue 10): `cat` of a 100 KB uiautomator dump on the phone (t
                       payload byte-summed (by the phone, as an Android 8 or older adbd would)
   adb server socket   ServerTransport (Debian's adb negotiates 0x01000001 with the phone)
 
+Then what a verb adds (issue 19: tap ≤ 1.3x the raw floor): the same tap, interleaved
+call by call, against the raw floor — one command over the same persistent connection:
+
+  raw floor           DirectTransport.shell('input tap X Y'): one exec round trip, nothing else
+  Page.tap_xy         the verb: the page's guard, cancel token, argument checks, quoting
+  Page.tap(ref)       the verb on a ref: target resolution as well
+  adb-shell (fast)    adb-shell's own AdbDevice.shell over our socket transport (a
+                      different floor: the shell service, no shell v2)
+
 Machines here are shared and noisy: read the ratios, not the absolute numbers.
 """
 
@@ -38,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _adb import PrivateAdb, free_port  # noqa: E402
 
+from baremobile import connect  # noqa: E402
 from baremobile.transport import DirectTransport  # noqa: E402
 from baremobile.transport.keys import ensure_key  # noqa: E402
 from baremobile.virtual import VirtualPhone  # noqa: E402
@@ -82,6 +92,51 @@ def table(rows: list[tuple[str, list[float]]], base_name: str) -> None:
             f"{name:20}{len(samples):>7}{med * 1000:>11.2f}{p95 * 1000:>9.2f}"
             f"{sum(samples):>9.2f}{ratio:>32}"
         )
+
+
+def slowdown(rows: list[tuple[str, list[float]]], base_name: str) -> None:
+    """Like :func:`table`, as how many times the baseline's time each row takes."""
+    base_med = statistics.median(dict(rows)[base_name])
+    print(f"\n{'':20}{'calls':>7}{'median ms':>11}{'p95 ms':>9}{'x ' + base_name:>20}")
+    for name, samples in rows:
+        med = statistics.median(samples)
+        p95 = sorted(samples)[int(0.95 * (len(samples) - 1))]
+        print(f"{name:20}{len(samples):>7}{med * 1000:>11.3f}{p95 * 1000:>9.3f}"
+              f"{med / base_med:>19.2f}x")
+
+
+def verb_overhead(phone: VirtualPhone, key: object, key_path: str,
+                  calls: int) -> list[tuple[str, list[float]]]:
+    """The tap through the Page against the raw floor, interleaved call by call."""
+    from adb_shell.adb_device import AdbDevice
+
+    from baremobile.transport.wire import AdbIO, FastTcpTransport
+
+    page = connect(phone.address, key_path=key_path)
+    page.snapshot()
+    ref = min(page.last_snapshot.refs)  # type: ignore[union-attr]
+    raw = page.transport
+    wire = FastTcpTransport(phone.host, phone.port)
+    fast = AdbDevice(wire)
+    fast._io_manager = AdbIO(wire)  # noqa: SLF001 - as DirectTransport wires it
+    fast.connect(rsa_keys=[key])
+    ways = {
+        "raw floor": lambda: raw.shell("input tap 10 10").check(),
+        "Page.tap_xy": lambda: page.tap_xy(10, 10),
+        "Page.tap(ref)": lambda: page.tap(ref),
+        "adb-shell (fast)": lambda: fast.shell("input tap 10 10"),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in ways}
+    for fn in ways.values():  # warm up
+        fn()
+    for _ in range(calls):
+        for name, fn in ways.items():
+            t0 = time.perf_counter()
+            fn()
+            samples[name].append(time.perf_counter() - t0)
+    fast.close()
+    page.close()
+    return list(samples.items())
 
 
 def main() -> int:
@@ -152,6 +207,7 @@ def main() -> int:
                     dump_rows.append((name, samples[name]))
                 for t in routes.values():
                     t.close()
+        verb_rows = verb_overhead(phone, key, str(home / ".android" / "adbkey"), args.calls)
         taps = len(phone.events.list("tap"))
     shutil.rmtree(home, ignore_errors=True)
 
@@ -161,6 +217,8 @@ def main() -> int:
         kb = len(dump) // 1000
         print(f"\nlarge dump: {kb} KB through exec: cat, as Page.snapshot() reads it")
         table(dump_rows, "adb server socket")
+    print("\na tap through the Page vs the raw floor (interleaved)")
+    slowdown(verb_rows, "raw floor")
     print(f"\nthe phone logged {taps} taps")
     return 0
 
