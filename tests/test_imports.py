@@ -274,8 +274,10 @@ def test_architecture_doc_lists_the_layers_in_order() -> None:
         if layer[0] in ("baremobile", "baremobile.__main__") or layer[0].count(".") > 2:
             continue
         path = layer[0].replace(".", "/")
-        # the module itself (`page.py`, `page/`), not a longer name (`page_touch.py`)
-        hits = [m.start() for m in re.finditer(re.escape(f"`{path}") + r"(?=\.py|/|`)", text)]
+        # the module itself (`calls.py`, `web/`, `page/__init__.py`), not a longer name
+        # (`page_touch.py`) nor a module inside it (`page/aio.py`)
+        hits = [m.start() for m in re.finditer(
+            re.escape(f"`{path}") + r"(?=\.py`|/`|/__init__\.py`|`)", text)]
         assert hits, f"docs/architecture.md does not name `{path}`"
         positions.append((hits[0], path))
     names = [p for _, p in positions]
