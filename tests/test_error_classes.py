@@ -66,7 +66,7 @@ PAGE_VERBS = {
     "type": lambda p, s: p.type(1, s),
     "press": lambda p, s: p.press(s),
     "launch": lambda p, s: p.launch("com.example." + s),
-    "logcat tag": lambda p, s: p.logcat(tag=s),
+    "read_log tag": lambda p, s: p.read_log(tag=s),
     "launch label": lambda p, s: p.launch(label=s),
     "list_apps name": lambda p, s: p.list_apps(s),
     "append_file path": lambda p, s: p.append_file("/sdcard/" + s, "x"),
