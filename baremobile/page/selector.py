@@ -10,10 +10,11 @@ from baremobile.errors import InvalidArgument
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.tree import Node
 
-__all__ = ["Selector", "Target"]
+__all__ = ["CRITERIA", "Selector", "Target"]
 
 
-_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
+#: The selector fields that pick elements (``index`` only chooses among the matches).
+CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Selector:
     index: int = 0
 
     def __post_init__(self) -> None:
-        for f in _CRITERIA:
+        for f in CRITERIA:
             v = getattr(self, f)
             if v is not None and not isinstance(v, str):
                 raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
@@ -42,7 +43,7 @@ class Selector:
             raise InvalidArgument(
                 f"selector index must be a non-negative integer, not {self.index!r}"
             )
-        if all(getattr(self, f) is None for f in _CRITERIA):
+        if all(getattr(self, f) is None for f in CRITERIA):
             raise InvalidArgument(
                 "a selector needs at least one of text, text_contains, desc, "
                 "desc_contains, id, role"

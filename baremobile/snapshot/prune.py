@@ -66,6 +66,7 @@ __all__ = [
     "SCREEN",
     "PruneState",
     "WindowInfo",
+    "intersect",
 ]
 
 #: Deepest element nesting accepted (real dumps stay under 100).
@@ -108,7 +109,7 @@ def _states(mask: int) -> tuple[str, ...]:
     return st
 
 
-def _intersect(
+def intersect(
     b: tuple[int, int, int, int], c: tuple[int, int, int, int]
 ) -> tuple[int, int, int, int] | None:
     x1 = b[0] if b[0] > c[0] else c[0]
@@ -231,7 +232,7 @@ class PruneState:
                         state.rotation = 0
                 stack.append([None, None, 0, None, p[4], p[5], name, False, None, None])
             elif name == "window":
-                win = _intersect(parse_bounds(a.get("bounds")), SCREEN) or p[5]
+                win = intersect(parse_bounds(a.get("bounds")), SCREEN) or p[5]
                 stack.append([None, win, 0, None, win, win, name, False, a, None])
                 open_windows.append(a)
             elif name == "display" or name == "displays":
@@ -291,7 +292,7 @@ class PruneState:
             windows.append(info)
             info.rect = vis
             if wa is not None:
-                info.frame = _intersect(parse_bounds(wa.get("bounds")), SCREEN)
+                info.frame = intersect(parse_bounds(wa.get("bounds")), SCREEN)
             win = vis if vis is not None else p[5]
             info.unbounded = win is SCREEN
             if p[3] is None:
@@ -336,9 +337,9 @@ class PruneState:
             if x1 >= cx1 and y1 >= cy1 and x2 <= cx2 and y2 <= cy2:
                 vis = b if x2 > x1 and y2 > y1 else None
             else:
-                vis = _intersect(b, clip)
+                vis = intersect(b, clip)
                 if vis is None:
-                    vis = _intersect(b, p[5])
+                    vis = intersect(b, p[5])
             ci = ccache.get(cls)
             if ci is None:
                 ci = class_info(cls or "")

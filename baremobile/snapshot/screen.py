@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from baremobile.snapshot.identity import RefTracker
-from baremobile.snapshot.prune import PruneState, WindowInfo
+from baremobile.snapshot.prune import PruneState, WindowInfo, intersect
 from baremobile.snapshot.refs import RefMap, label_bare_refs
 from baremobile.snapshot.render import render_report
 from baremobile.snapshot.result import Snapshot
@@ -69,16 +69,6 @@ def _rank(win: WindowInfo) -> int:
     if pkg in _SYSTEM_PACKAGES:
         return 2
     return 1 if is_input_method(pkg) else 0
-
-
-def _intersect(b: Rect, c: Rect) -> Rect | None:
-    x1 = b[0] if b[0] > c[0] else c[0]
-    y1 = b[1] if b[1] > c[1] else c[1]
-    x2 = b[2] if b[2] < c[2] else c[2]
-    y2 = b[3] if b[3] < c[3] else c[3]
-    if x2 > x1 and y2 > y1:
-        return (x1, y1, x2, y2)
-    return None
 
 
 def _hull(rects: Iterable[Rect]) -> Rect:
@@ -205,7 +195,7 @@ def _clip_unbounded(win: WindowInfo, screen: Rect, containers: list[list[Node]])
         node.children = kids
         vis = node.vis
         if vis is not None:
-            node.vis = vis = _intersect(vis, screen)
+            node.vis = vis = intersect(vis, screen)
             if vis is None:
                 if node.ref is not None:
                     node.ref = None
@@ -314,7 +304,7 @@ def _uncover(windows: list[WindowInfo], refs: dict[int, Node], renumbered: bool)
                 if j == i or not _above(high, low, ranks[j], ranks[i], areas[j], area):
                     continue
                 for r in covers[j]:
-                    if _intersect(r, area) is not None:
+                    if intersect(r, area) is not None:
                         above.append(r)
             if not above:
                 continue
@@ -326,12 +316,12 @@ def _uncover(windows: list[WindowInfo], refs: dict[int, Node], renumbered: bool)
                 mine = [refs[r] for r in range(low.ref_start, end) if r in refs]
             for node in mine:
                 vis = node.vis
-                if node.ref is None or vis is None or _intersect(vis, hull) is None:
+                if node.ref is None or vis is None or intersect(vis, hull) is None:
                     continue
                 cx, cy = (vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2
                 if not _inside(cx, cy, above):
                     continue
-                over = [c for r in above if (c := _intersect(r, vis)) is not None]
+                over = [c for r in above if (c := intersect(r, vis)) is not None]
                 if len(over) > MAX_COVER_RECTS:
                     over = [_hull(over)]  # bounded work; at worst a "covered" too many
                 point = _uncovered_point(vis, over)

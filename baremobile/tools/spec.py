@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.errors import CommandTimeout, InvalidArgument
+from baremobile.page.selector import CRITERIA
 from baremobile.tools import batch, extras, hostfiles, verbs
 from baremobile.tools.targets import node_data
 from baremobile.tools.targets import target as _target
@@ -95,8 +96,6 @@ class ToolSpec:
 # shared parameters: plain names, the same in every adapter
 # ---------------------------------------------------------------------------------------
 
-#: The selector fields that pick elements (``index`` only chooses among the matches).
-_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
 
 SELECTOR: dict[str, Any] = {
     "type": "object",
@@ -117,7 +116,7 @@ SELECTOR: dict[str, Any] = {
                   "description": "which match when several do (0 = first)"},
     },
     "additionalProperties": False,
-    "anyOf": [{"required": [c]} for c in _CRITERIA],
+    "anyOf": [{"required": [c]} for c in CRITERIA],
 }
 
 PARAMS: dict[str, dict[str, Any]] = {

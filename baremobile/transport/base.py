@@ -130,6 +130,40 @@ class SinkRelay(io.BytesIO):
         return len(data)
 
 
+class InFlight(Protocol):
+    """A call of a transport while it runs: why it was aborted (None while it is not)."""
+
+    aborted: str | None
+
+
+class AbortsCalls:
+    """What a transport keeps of its calls in flight, so that any of them can be aborted
+    from any thread without waiting for the device: the set :attr:`_flight` under
+    :attr:`_flight_lock`, and :meth:`_abort_locked` — how one call's I/O is stopped (its
+    socket shut down; never blocking)."""
+
+    _flight: set[Any]
+    _flight_lock: AbstractContextManager[Any]
+
+    def abort(self, reason: str = "aborted") -> bool:
+        """Abort every call in flight; each raises :class:`~baremobile.errors.Cancelled`
+        at once. Never blocks on I/O. True when there was something to abort."""
+        with self._flight_lock:
+            calls = [c for c in self._flight if c.aborted is None]
+            for call in calls:
+                self._abort_locked(call, reason)
+        return bool(calls)
+
+    def _abort_one(self, call: InFlight, reason: str) -> None:
+        """Abort ``call`` if it is still in flight (a cancel token's hook)."""
+        with self._flight_lock:
+            if call in self._flight and call.aborted is None:
+                self._abort_locked(call, reason)
+
+    def _abort_locked(self, call: Any, reason: str) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
 class Transport(ABC):
     """Bytes to and from one device. Implementations are thread-safe.
 

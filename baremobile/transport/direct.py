@@ -46,7 +46,14 @@ from baremobile.errors import (
     ProtocolError,
 )
 from baremobile.transport import cancel, progress
-from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
+from baremobile.transport.base import (
+    DEFAULT_TIMEOUT,
+    MAX_PAYLOAD_V1,
+    AbortsCalls,
+    Sink,
+    SinkRelay,
+    Transport,
+)
 from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.keys import AdbKey, load_signers
 from baremobile.transport.streams import AdbStream, check_stream_service
@@ -115,7 +122,7 @@ class _Call:
         return Cancelled(f"{self.what} was cancelled ({self.aborted})")
 
 
-class DirectTransport(Transport):
+class DirectTransport(AbortsCalls, Transport):
     """A persistent ADB connection straight to adbd (TCP, or USB with the ``[usb]`` extra).
 
     Args:
@@ -168,7 +175,8 @@ class DirectTransport(Transport):
         self._lock = threading.RLock()  # connection state: connecting, closing
         # calls: who waits, who holds the device; never held across I/O
         self._calls_cond = threading.Condition(threading.Lock())
-        self._calls: set[_Call] = set()
+        self._flight_lock = self._calls_cond
+        self._flight: set[_Call] = set()
         self._active: _Call | None = None
         self._wire: Any = None  # the live (or connecting) byte pipe, for aborting
         self._device: AdbDevice | None = None
@@ -306,20 +314,6 @@ class DirectTransport(Transport):
                     dev.close()
 
     # -- calls: one holds the device; any can be aborted -----------------------------------
-    def abort(self, reason: str = "aborted") -> bool:
-        """Abort every call waiting for or holding the device; each raises
-        :class:`~baremobile.errors.Cancelled` at once. Never blocks on I/O."""
-        with self._calls_cond:
-            calls = [c for c in self._calls if c.aborted is None]
-            for call in calls:
-                self._abort_locked(call, reason)
-        return bool(calls)
-
-    def _abort_call(self, call: _Call, reason: str) -> None:
-        with self._calls_cond:
-            if call in self._calls and call.aborted is None:
-                self._abort_locked(call, reason)
-
     def _abort_locked(self, call: _Call, reason: str) -> None:
         call.aborted = reason
         if self._active is call and self._wire is not None:
@@ -337,7 +331,7 @@ class DirectTransport(Transport):
         token = cancel.current()
         call = _Call(what, timeout)
         aborter = (
-            token.abortable(lambda reason: self._abort_call(call, reason), what)
+            token.abortable(lambda reason: self._abort_one(call, reason), what)
             if token is not None
             else contextlib.nullcontext()
         )
@@ -369,7 +363,7 @@ class DirectTransport(Transport):
                     f"{call.what}: this thread still has an unfinished stream on {self.serial}",
                     hint="read the earlier stream to its end, or close() it, before the next call",
                 )
-            self._calls.add(call)
+            self._flight.add(call)
             try:
                 while self._active is not None:
                     if call.aborted is not None:
@@ -385,7 +379,7 @@ class DirectTransport(Transport):
                 if call.aborted is not None:
                     raise call.cancelled()
             except BaseException:
-                self._calls.discard(call)
+                self._flight.discard(call)
                 raise
             self._active = call
             if self._wire is not None:
@@ -393,7 +387,7 @@ class DirectTransport(Transport):
 
     def _release(self, call: _Call) -> None:
         with self._calls_cond:
-            self._calls.discard(call)
+            self._flight.discard(call)
             if self._active is call:
                 self._active = None
                 if self._wire is not None:

@@ -43,7 +43,14 @@ from baremobile.errors import (
     ServiceRefused,
 )
 from baremobile.transport import cancel, progress
-from baremobile.transport.base import DEFAULT_TIMEOUT, MAX_PAYLOAD_V1, Sink, SinkRelay, Transport
+from baremobile.transport.base import (
+    DEFAULT_TIMEOUT,
+    MAX_PAYLOAD_V1,
+    AbortsCalls,
+    Sink,
+    SinkRelay,
+    Transport,
+)
 from baremobile.transport.base import check_path as _check_path
 from baremobile.transport.streams import SocketStream, check_stream_service
 
@@ -292,7 +299,7 @@ class _Running:
         self.aborted: str | None = None
 
 
-class ServerTransport(Transport):
+class ServerTransport(AbortsCalls, Transport):
     """A device reached through a running adb server (one socket per command)."""
 
     kind = "server"
@@ -308,8 +315,8 @@ class ServerTransport(Transport):
         self.client = client or AdbServerClient()
         self.timeout = float(timeout)
         self._features: frozenset[str] | None = None
-        self._running: set[_Running] = set()
-        self._mutex = threading.Lock()
+        self._flight: set[_Running] = set()
+        self._mutex = self._flight_lock = threading.Lock()
 
     @property
     def features(self) -> frozenset[str]:  # type: ignore[override]
@@ -329,19 +336,6 @@ class ServerTransport(Transport):
         return min(guess, _MAX_REQUEST)
 
     # -- commands in flight ----------------------------------------------------------------
-    def abort(self, reason: str = "aborted") -> bool:
-        """Shut down the socket of every command in flight; each raises ``Cancelled``."""
-        with self._mutex:
-            running = [r for r in self._running if r.aborted is None]
-            for r in running:
-                self._abort_locked(r, reason)
-        return bool(running)
-
-    def _abort_one(self, running: _Running, reason: str) -> None:
-        with self._mutex:
-            if running in self._running and running.aborted is None:
-                self._abort_locked(running, reason)
-
     @staticmethod
     def _abort_locked(running: _Running, reason: str) -> None:
         running.aborted = reason
@@ -362,7 +356,7 @@ class ServerTransport(Transport):
         )
         with aborter:
             with self._mutex:
-                self._running.add(running)
+                self._flight.add(running)
             try:
                 sock = self.client.open(self.serial, service, deadline)
                 with self._mutex:
@@ -379,7 +373,7 @@ class ServerTransport(Transport):
                 raise
             finally:
                 with self._mutex:
-                    self._running.discard(running)
+                    self._flight.discard(running)
 
     def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
         what = f"`{command}`" if command else service
