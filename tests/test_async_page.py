@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import inspect
 
+import pytest
+
 from baremobile import AsyncPage, Page, connect_async
 from baremobile.page import codegen
 from baremobile.virtual import VirtualPhone
@@ -186,3 +188,26 @@ def test_close_cancels_the_running_call_and_the_worker_ends(phone, adb_key, no_t
             raise AssertionError("the snapshot survived close()")
 
     asyncio.run(main())
+
+
+def test_type_checkers_see_every_async_verb(tmp_path):
+    """The generated AsyncPage has real signatures: mypy knows what ``await page.snapshot()``
+    returns and refuses a call the verb does not take."""
+    mypy_api = pytest.importorskip("mypy.api", reason="mypy is in the [test] extra")
+    snippet = tmp_path / "agent.py"
+    snippet.write_text(
+        "from baremobile import connect_async\n\n\n"
+        "async def main() -> None:\n"
+        "    page = await connect_async('virtual')\n"
+        "    reveal_type(await page.snapshot(diff=True))\n"
+        "    reveal_type(await page.list_apps(kind='user'))\n"
+        "    reveal_type(await page.wait_for({'text': 'OK'}, timeout=3))\n"
+        "    await page.tap(3, 4)\n", encoding="utf-8")
+    out, err, status = mypy_api.run([str(snippet), "--follow-imports=silent",
+                                     "--ignore-missing-imports", "--no-incremental",
+                                     "--cache-dir", str(tmp_path / "cache")])
+    assert 'Revealed type is "baremobile.snapshot.result.Snapshot"' in out, out + err
+    assert 'Revealed type is "list[baremobile.device.apps.App]"' in out, out
+    assert 'Revealed type is "baremobile.snapshot.tree.Node | None"' in out, out
+    assert 'Too many arguments for "tap" of "AsyncPage"' in out, out
+    assert out.count("error:") == 1, out

@@ -11,7 +11,7 @@ model per route) is :mod:`baremobile.android.touch_events`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from baremobile.errors import InvalidArgument
@@ -247,7 +247,7 @@ def pinch_plan(cx: float, cy: float, scale: float, width: int, height: int, *,
     return GesturePlan((finger(-1), finger(1)), width, height)
 
 
-def paths_plan(paths: Sequence[Sequence[dict[str, float] | Sequence[float]]], width: int,
+def paths_plan(paths: Sequence[Sequence[Mapping[str, float] | Sequence[float]]], width: int,
                height: int, *, max_fingers: int = 10) -> GesturePlan:
     """Custom fingers: each path a list of points ``{"x", "y", "time"}`` (or ``(x, y,
     time)``), at least two, times in ms from the gesture's start and strictly increasing;

@@ -51,12 +51,9 @@ class ActionVerbs(WebVerbs):
     @verb(acts=True)
     def swipe(self, x1: float, y1: float, x2: float, y2: float, ms: int = 300) -> None:
         """Swipe between two screen points over ``ms`` milliseconds."""
-        pts = [
-            number(n, v, minimum=0, maximum=100_000)
-            for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2))
-        ]
-        d = number("ms", ms, minimum=1, maximum=60_000)
-        self.device.swipe(*pts, d)
+        a, b, c, e = (number(n, v, minimum=0, maximum=100_000)
+                      for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)))
+        self.device.swipe(a, b, c, e, number("ms", ms, minimum=1, maximum=60_000))
 
     @verb(acts=True)
     def scroll(

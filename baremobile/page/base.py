@@ -346,7 +346,7 @@ class PageBase:
         """(the pruned dump, its bytes when ``keep``, else ``b""``)."""
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
-        pruner = StreamPruner(tracker=tracker, **limits)
+        pruner = StreamPruner(tracker=tracker, **cast("dict[str, Any]", limits))
         kept: list[bytes] = []
         held: bytes | None = None
         for chunk in self.device.dump_stream(timeout=timeout):
@@ -373,6 +373,8 @@ class PageBase:
         fork = tracker.fork() if tracker is not None else None
         snap, dump = self._read_dump(limits, timeout, fork, keep=True)
         self._web_seen = b"WebView" in dump
+        merged: Snapshot | None
+        notes: list[str]
         if not self._web_seen:  # most screens: one byte search
             merged, notes = None, []
         else:
