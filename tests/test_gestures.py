@@ -100,8 +100,13 @@ def test_emulator_picks_the_first_multi_touch_node_and_never_a_touchpad() -> Non
     ts = pick_touchscreen(parse_getevent(EMULATOR))
     assert ts is not None and ts.path == "/dev/input/event1"
     assert ts.x == Axis(0, 32767) and ts.pressure is None and not ts.btn_touch
-    assert pick_touchscreen(parse_getevent(SAMSUNG.split("add device 2")[0]
-                                           .replace("INPUT_PROP_DIRECT", "<none>"))) is None
+    # a panel whose kernel sets no props (its .idc file says touchScreen) is still the
+    # touch screen; a touchpad (INPUT_PROP_POINTER) never is
+    bare = pick_touchscreen(parse_getevent(SAMSUNG.split("add device 2")[0]
+                                           .replace("INPUT_PROP_DIRECT", "<none>")))
+    assert bare is not None and bare.name == "sec_touchscreen"
+    touchpad = "add device 3" + EMULATOR.split("add device 3")[1]
+    assert parse_getevent(touchpad) and pick_touchscreen(parse_getevent(touchpad)) is None
 
 
 def test_the_virtual_phones_listing_parses_like_a_real_one() -> None:
