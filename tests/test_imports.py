@@ -60,6 +60,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.localfiles"],  # writing files of this computer (page, tools)
     ["baremobile.snapshot"],
     ["baremobile.transport"],
+    ["baremobile.android"],  # no I/O: what Android prints, one parser per command
     ["baremobile.errors"],
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone

@@ -15,6 +15,7 @@ import string
 from collections.abc import Iterator
 from typing import Any
 
+from baremobile.android.packages import parse_pm_result
 from baremobile.errors import BaremobileError, CommandFailed, InvalidArgument
 from baremobile.keycodes import KEYCODES
 from baremobile.shell_words import validate_package
@@ -94,8 +95,11 @@ def install_apk(page: Any, apk: bytes, *, replace: bool = True) -> str:
         argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
         r = page.device.run(argv, check=False, timeout=300)
         said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
-        if "Success" not in said:
-            raise CommandFailed(f"pm install failed: {said[:300] or 'no output'}",
+        result = parse_pm_result(said)
+        if not result.ok:
+            why = result.reason or said[:300] or "no output"
+            raise CommandFailed(f"pm install failed: {why}"
+                                + (f" ({result.detail})" if result.detail else ""),
                                 exit_code=r.exit_code, output=said)
         return said
     finally:
