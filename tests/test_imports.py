@@ -110,6 +110,7 @@ LAYERS: list[list[str]] = [
     v("shell.parser"),
     v("shell.lexer"),
     v("shell.process", "shell.escapes", "shell.syntax"),
+    v("profiles", "answers"),  # device profiles; canned answers a test teaches the phone
     v("fs", "events", "uixml", "png", "inputdev", "apk", "identity", "chromium"),
 ]
 

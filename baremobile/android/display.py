@@ -114,37 +114,47 @@ def _rotation(value: str) -> int | None:
     return None
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def parse_displays(data: bytes | str) -> list[Display]:
-    """Every display block with an ``init=`` line, in the order printed."""
+    """Every display block with an ``init=`` line, in the order printed. A rotation line
+    outside every block (Android ≤ 9's window manager line after the display contents, a
+    root ``winConfig`` before them) is display 0's when its block has none."""
     blocks: list[dict[str, object]] = []
-    before: int | None = None  # a rotation printed before the first display block
+    outside: int | None = None
     cur: dict[str, object] | None = None
+    depth = -1  # the indentation of the current block's header
     for line in lines(data):
         m = _HEADER.match(line)
         if m:
             cur = {"id": int(m.group(1))}
             blocks.append(cur)
+            depth = _indent(line)
             continue
-        target = cur
+        if cur is not None and line.strip() and _indent(line) <= depth:
+            cur = None  # back at the header's level: outside every block
         i = _INIT.search(line)
-        if i and target is None:  # Android 4.x dumps without a header: display 0
-            target = cur = {"id": 0}
+        if i and cur is None and not blocks:  # Android 4.x dumps without a header
+            cur = {"id": 0}
             blocks.append(cur)
-        if target is not None and i and "init" not in target:
-            target["init"] = (int(i.group(1)), int(i.group(2)))
+            depth = -1
+        if cur is not None and i and "init" not in cur:
+            cur["init"] = (int(i.group(1)), int(i.group(2)))
             if i.group(3):
-                target["dpi"] = int(i.group(3))
+                cur["dpi"] = int(i.group(3))
             c = _CUR.search(line)
             if c:
-                target["cur"] = (int(c.group(1)), int(c.group(2)))
+                cur["cur"] = (int(c.group(1)), int(c.group(2)))
         for r in _ROT.finditer(line):
             value = _rotation(r.group(1))
             if value is None:
                 continue
-            if target is None:
-                before = value if before is None else before
-            elif "rot" not in target:
-                target["rot"] = value
+            if cur is None:
+                outside = value if outside is None else outside
+            elif "rot" not in cur:
+                cur["rot"] = value
     out = []
     for b in blocks:
         init = b.get("init")
@@ -154,7 +164,7 @@ def parse_displays(data: bytes | str) -> list[Display]:
         current = b.get("cur", natural)
         rot = b.get("rot")
         if rot is None and b["id"] == 0:
-            rot = before
+            rot = outside
         if rot is None:  # not printed: cur against init tells 0/180 from 90/270
             rot = 1 if current != natural and current == natural[::-1] else 0  # type: ignore[index]
         out.append(Display(int(b["id"]), natural, current,  # type: ignore[arg-type]
