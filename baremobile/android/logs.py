@@ -47,13 +47,13 @@ _TIME = (r"(?P<time>(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?|\d+\.\d+)"
          r"(?: [+-]\d{4})?")
 _THREADTIME = re.compile(
     rf"^{_TIME}\s+(?:(?P<uid>\S+)\s+)?(?P<pid>\d+)\s+(?P<tid>\d+)\s+(?P<prio>[VDIWEFSA])\s"
-    r"(?P<tag>.*?)\s*: (?P<msg>.*)$")
+    r"(?P<tag>.*?)\s*:(?:$| (?P<msg>.*)$)")
 _BRIEF = re.compile(
-    rf"^(?:{_TIME}\s+)?(?P<prio>[VDIWEFSA])/(?P<tag>.*?)\s*\(\s*(?:(?P<uid>\S+):?\s+)?"
+    rf"^(?:{_TIME}\s+)?(?P<prio>[VDIWEFSA])/(?P<tag>.*?)\s*\(\s*(?:(?P<uid>\w+):?\s+)?"
     r"(?P<pid>\d+)\):\s?(?P<msg>.*)$")
 _THREAD = re.compile(r"^(?P<prio>[VDIWEFSA])\(\s*(?P<pid>\d+):\s*(?P<tid>\d+)\)\s(?P<msg>.*)$")
 _PROCESS = re.compile(r"^(?P<prio>[VDIWEFSA])\(\s*(?P<pid>\d+)\)\s(?P<msg>.*?)\s+\((?P<tag>.*)\)$")
-_TAG = re.compile(r"^(?P<prio>[VDIWEFSA])/(?P<tag>.*?)\s*: (?P<msg>.*)$")
+_TAG = re.compile(r"^(?P<prio>[VDIWEFSA])/(?P<tag>.*?)\s*:(?:$| (?P<msg>.*)$)")
 _LONG = re.compile(rf"^\[ {_TIME}\s+(?:(?P<uid>\S+):?\s+)?(?P<pid>\d+):\s*(?P<tid>\d+)\s+"
                    r"(?P<prio>[VDIWEFSA])/(?P<tag>.*?)\s*\]$")
 

@@ -35,7 +35,8 @@ class Focus:
 
 
 _WINDOW = re.compile(r"mCurrentFocus=Window\{[0-9a-f]+(?: u\d+)? ([^}]*)\}")
-_RECORD = re.compile(r"ActivityRecord\{[0-9a-f]+(?: u\d+)? ([\w.$]+)/([\w.$]+)")
+_RECORD = re.compile(r"ActivityRecord\{[0-9a-f]+(?: u\d+)? ([\w.$]+)/"
+                     r"(\.?[A-Za-z_$][\w.$]*)(?=[\s}])")
 _PACKAGE = re.compile(r"^[A-Za-z][\w]*(?:\.[\w]+)+$")
 
 
@@ -57,9 +58,9 @@ def parse_focus(data: bytes | str) -> Focus | None:
             if r:
                 apps.append((r.group(1), full_class(r.group(1), r.group(2))))
     for title in windows:
-        pkg, slash, act = title.partition("/")
-        pkg = pkg.split()[-1] if pkg.split() else ""
-        if slash and _PACKAGE.match(pkg) and act and " " not in act:
+        first = title.split()[0] if title.split() else ""  # Android 4.0-4.1 add " paused=…"
+        pkg, slash, act = first.partition("/")
+        if slash and _PACKAGE.match(pkg) and re.match(r"^\.?[A-Za-z_$][\w.$]*$", act):
             return Focus(pkg, full_class(pkg, act))
         if _PACKAGE.match(title):  # a dialog or toast window of an app: its title is the package
             act = next((a for p, a in apps if p == title), "")
