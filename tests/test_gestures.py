@@ -100,8 +100,13 @@ def test_emulator_picks_the_first_multi_touch_node_and_never_a_touchpad() -> Non
     ts = pick_touchscreen(parse_getevent(EMULATOR))
     assert ts is not None and ts.path == "/dev/input/event1"
     assert ts.x == Axis(0, 32767) and ts.pressure is None and not ts.btn_touch
-    assert pick_touchscreen(parse_getevent(SAMSUNG.split("add device 2")[0]
-                                           .replace("INPUT_PROP_DIRECT", "<none>"))) is None
+    # a panel whose kernel sets no props (its .idc file says touchScreen) is still the
+    # touch screen; a touchpad (INPUT_PROP_POINTER) never is
+    bare = pick_touchscreen(parse_getevent(SAMSUNG.split("add device 2")[0]
+                                           .replace("INPUT_PROP_DIRECT", "<none>")))
+    assert bare is not None and bare.name == "sec_touchscreen"
+    touchpad = "add device 3" + EMULATOR.split("add device 3")[1]
+    assert parse_getevent(touchpad) and pick_touchscreen(parse_getevent(touchpad)) is None
 
 
 def test_the_virtual_phones_listing_parses_like_a_real_one() -> None:
@@ -257,9 +262,10 @@ def test_decoding_the_events_gives_back_the_planned_points(screen, rotation, xa,
 def test_a_contact_without_pressure_or_btn_touch_hovers() -> None:
     """Android treats such contacts as hovering; the encoder never sends them."""
     plan = paths_plan([[(10, 10, 0), (20, 20, 50)]], 100, 100)
-    dev = InputDevice(1, "p", keys=[0x14A], props=[1],
-                      axes={0x35: AbsInfo(0, 0, 99), 0x36: AbsInfo(0, 0, 99),
-                            0x39: AbsInfo(0, 0, 9), 0x3A: AbsInfo(0, 0, 9)})
+    dev = InputDevice(1, "p", keys=[0x14A], props=[1],  # type B: it has ABS_MT_SLOT
+                      axes={0x2F: AbsInfo(0, 0, 9), 0x35: AbsInfo(0, 0, 99),
+                            0x36: AbsInfo(0, 0, 99), 0x39: AbsInfo(0, 0, 9),
+                            0x3A: AbsInfo(0, 0, 9)})
     bare = type_b(plan, x=Axis(0, 99), y=Axis(0, 99), rotation=0, natural_w=100,
                   natural_h=100, btn_touch=False)
     assert _decode(plan, bare, dev, 0, 100, 100) == {}

@@ -56,11 +56,11 @@ LAYERS: list[list[str]] = [
     ["baremobile.device"],  # the verb families' commands over a Device
     ["baremobile.device.core"],  # Device: shell verbs and their answers
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)
-    ["baremobile.android"],  # no I/O: command lines, plans, parsers of command output
     ["baremobile.calls"],  # the one sync/async bridge: calls on worker threads, cancellable
     ["baremobile.localfiles"],  # reading and writing files of this computer (page, tools)
     ["baremobile.snapshot"],
     ["baremobile.transport"],
+    ["baremobile.android"],  # no I/O: command lines, plans, parsers of command output
     ["baremobile.errors"],
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone
@@ -110,6 +110,7 @@ LAYERS: list[list[str]] = [
     v("shell.parser"),
     v("shell.lexer"),
     v("shell.process", "shell.escapes", "shell.syntax"),
+    v("profiles", "answers"),  # device profiles; canned answers a test teaches the phone
     v("fs", "events", "uixml", "png", "inputdev", "apk", "identity", "chromium"),
 ]
 

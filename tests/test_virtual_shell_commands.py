@@ -512,7 +512,7 @@ def test_logcat_shows_events_and_clears() -> None:
     assert " I VirtualPhone: #" in out and "tap x=1 y=2" in out
     sh(phone, "log -t other hello")
     assert " other: hello" not in sh(phone, "logcat -d -s VirtualPhone")[0]
-    assert " I other: hello" in sh(phone, "logcat -d")[0]
+    assert " I other   : hello" in sh(phone, "logcat -d")[0]  # tags padded to 8
     assert "I/VirtualPhone( 1000): #" in sh(phone, "logcat -d -v brief VirtualPhone:I *:S")[0]
     assert sh(phone, "logcat -c") == ("", "", 0)
     after = sh(phone, "logcat -d")[0]

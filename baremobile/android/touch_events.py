@@ -16,7 +16,9 @@ MotionEvent with ``pointerCount = 1``). Two routes exist without an installed ap
   (SELinux, ``system/sepolicy``: ``neverallow shell input_device:chr_file
   no_w_file_perms`` from Android 10).
 
-Both speak the type-B multi-touch protocol (``Documentation/input/multi-touch-protocol.rst``):
+Both speak the type-B multi-touch protocol (a panel without ``ABS_MT_SLOT`` gets protocol
+A's frames from :func:`type_a` instead: every contact each frame, ``SYN_MT_REPORT`` after
+each) (``Documentation/input/multi-touch-protocol.rst``):
 ``ABS_MT_SLOT``, ``ABS_MT_TRACKING_ID`` (−1 lifts), ``ABS_MT_POSITION_X/Y``, ``BTN_TOUCH``
 with the first contact and the last lift, ``SYN_REPORT`` after every frame — plus
 ``ABS_MT_PRESSURE``/``ABS_MT_TOUCH_MAJOR`` when the device has them (Android's
@@ -31,10 +33,10 @@ of what ``TouchInputMapper`` applies for each ``SurfaceOrientation``) and the ax
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from baremobile.android import input_devices
 from baremobile.android.gestures import (
     DOUBLE_TAP_GAP_MS,
     DOUBLE_TAP_MIN_MS,
@@ -47,22 +49,19 @@ from baremobile.errors import InvalidArgument
 
 __all__ = [
     "Axis", "EventDevice", "Touchscreen", "parse_getevent", "pick_touchscreen",
-    "to_natural", "type_b", "uinput_script", "sendevent_script", "REGISTER_MS",
+    "to_natural", "type_a", "type_b", "uinput_script", "sendevent_script", "REGISTER_MS",
     "SENDEVENT_MS", "DoubleTapTiming", "double_tap_timing", "script_syn_times",
     "INPUT_GAP_MS", "INPUT_CMD_MS", "INPUT_VM_MS",
 ]
 
 # linux/input-event-codes.h
 EV_SYN, EV_KEY, EV_ABS = 0x00, 0x01, 0x03
-SYN_REPORT = 0
+SYN_REPORT, SYN_MT_REPORT = 0, 2
 BTN_TOUCH = 0x14A
 ABS_MT_SLOT, ABS_MT_TOUCH_MAJOR = 0x2F, 0x30
 ABS_MT_POSITION_X, ABS_MT_POSITION_Y = 0x35, 0x36
 ABS_MT_TRACKING_ID, ABS_MT_PRESSURE = 0x39, 0x3A
 INPUT_PROP_DIRECT = 0x01
-_ABS_NAMES = {"ABS_MT_SLOT": ABS_MT_SLOT, "ABS_MT_TOUCH_MAJOR": ABS_MT_TOUCH_MAJOR,
-              "ABS_MT_POSITION_X": ABS_MT_POSITION_X, "ABS_MT_POSITION_Y": ABS_MT_POSITION_Y,
-              "ABS_MT_TRACKING_ID": ABS_MT_TRACKING_ID, "ABS_MT_PRESSURE": ABS_MT_PRESSURE}
 
 
 # ---------------------------------------------------------------------------------------
@@ -108,91 +107,45 @@ class Touchscreen:
     pressure: Axis | None
     touch_major: Axis | None
     btn_touch: bool
+    protocol: str = "B"
+    """``"B"`` (slots) or ``"A"`` (no ``ABS_MT_SLOT``: every frame lists every contact,
+    each ended by ``SYN_MT_REPORT``)"""
+    tracking_id: bool = True
+    """the panel reports ``ABS_MT_TRACKING_ID`` (protocol A panels may not)"""
 
 
-_ADD = re.compile(r"^add device \d+: (\S+)")
-_NAME = re.compile(r'^\s+name:\s+"(.*)"')
-_ABS = re.compile(r"^\s*(?:ABS \(0003\):)?\s*(\w+)\s*\*?\s*: value -?\d+, min (-?\d+), max (-?\d+)")
-_SECTION = re.compile(r"^\s{4}(\w{2,3}) ?\(([0-9a-f]{4})\):(.*)$")
-
-
-def parse_getevent(text: str) -> list[EventDevice]:
-    """Every device of ``getevent -lp`` (``system/core/toolbox/getevent.c``'s layout:
-    ``add device N: PATH``, ``name:``, ``events:`` with one ``TYPE (hex):`` section per
-    event type — labels four to a line, every ABS axis on a line of its own with
-    ``value, min, max, …`` — and ``input props:``)."""
-    devices: list[EventDevice] = []
-    cur: dict[str, object] | None = None
-    section = ""
-
-    def flush() -> None:
-        if cur is not None:
-            devices.append(EventDevice(str(cur["path"]), str(cur["name"]),
-                                       frozenset(cur["keys"]),  # type: ignore[arg-type]
-                                       dict(cur["axes"]),  # type: ignore[call-overload]
-                                       frozenset(cur["props"])))  # type: ignore[arg-type]
-
-    for line in text.splitlines():
-        m = _ADD.match(line)
-        if m:
-            flush()
-            cur = {"path": m.group(1), "name": "", "keys": set(), "axes": {}, "props": set()}
-            section = ""
-            continue
-        if cur is None:
-            continue
-        m = _NAME.match(line)
-        if m:
-            cur["name"] = m.group(1)
-            continue
-        if line.strip() == "input props:":
-            section = "props"
-            continue
-        if line.strip() == "events:":
-            continue
-        m = _SECTION.match(line)
-        if m:
-            section, rest = m.group(1), m.group(3)
-        else:
-            rest = line
-        if section == "props":
-            word = line.strip()
-            if word and not word.startswith("<"):
-                cur["props"].add(word)  # type: ignore[attr-defined]
-        elif section == "ABS":
-            a = _ABS.match(rest)
-            if a:
-                cur["axes"][a.group(1)] = Axis(int(a.group(2)), int(a.group(3)))  # type: ignore[index]
-        elif section == "KEY":
-            cur["keys"].update(w.rstrip("*") for w in rest.split())  # type: ignore[attr-defined]
-    flush()
-    return devices
+def parse_getevent(text: bytes | str) -> list[EventDevice]:
+    """Every device of ``getevent -lp`` (the parser is
+    :func:`baremobile.android.input_devices.parse_getevent`; its format notes are there)."""
+    return [EventDevice(d.path, d.name, d.keys,
+                        {k: Axis(a.minimum, a.maximum) for k, a in d.axes.items()}, d.props)
+            for d in input_devices.parse_getevent(text)]
 
 
 def pick_touchscreen(devices: Iterable[EventDevice]) -> Touchscreen | None:
-    """The touch screen among ``devices`` (as ``EventHub``/``TouchInputMapper`` decide it:
-    ``ABS_MT_POSITION_X``/``Y`` and ``INPUT_PROP_DIRECT``); with several, one whose name
-    says touch, then the lowest-numbered node (emulators list several
-    ``virtio_input_multi_touch_N`` of which the first is wired to the display)."""
-    found = [d for d in devices if "ABS_MT_POSITION_X" in d.axes and "ABS_MT_POSITION_Y" in d.axes
-             and "INPUT_PROP_DIRECT" in d.props]
-
-    def number(d: EventDevice) -> int:
-        m = re.search(r"(\d+)$", d.path)
-        return int(m.group(1)) if m else 1 << 30
-
-    found.sort(key=lambda d: ("touch" not in d.name.lower(), number(d)))
-    if not found:
+    """The touch screen among ``devices``, as Android decides it
+    (:func:`baremobile.android.input_devices.find_touchscreen`: multi-touch axes and
+    ``INPUT_PROP_DIRECT``, else a multi-touch panel whose props were left to an ``.idc``
+    file); a panel without ``ABS_MT_SLOT`` speaks protocol A."""
+    by_path = {d.path: d for d in devices}
+    found = input_devices.find_touchscreen(
+        input_devices.EventDevice(d.path, d.name, d.keys,
+                                  {k: input_devices.AbsRange(a.minimum, a.maximum)
+                                   for k, a in d.axes.items()}, d.props)
+        for d in by_path.values())
+    if found is None:
         return None
-    d = found[0]
+    d = by_path[found.path]
     slot = d.axes.get("ABS_MT_SLOT")
     tid = d.axes.get("ABS_MT_TRACKING_ID")
     return Touchscreen(d.path, d.name, d.axes["ABS_MT_POSITION_X"], d.axes["ABS_MT_POSITION_Y"],
-                       slots=(slot.maximum + 1) if slot else 1,
+                       slots=(slot.maximum + 1) if slot else 10,
                        tracking_max=tid.maximum if tid else 65535,
                        pressure=d.axes.get("ABS_MT_PRESSURE"),
                        touch_major=d.axes.get("ABS_MT_TOUCH_MAJOR"),
-                       btn_touch="BTN_TOUCH" in d.keys)
+                       btn_touch="BTN_TOUCH" in d.keys,
+                       protocol="B" if slot else "A",
+                       tracking_id=tid is not None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -281,6 +234,57 @@ def type_b(plan: GesturePlan, *, x: Axis, y: Axis, rotation: int, natural_w: int
     return out
 
 
+def type_a(plan: GesturePlan, *, x: Axis, y: Axis, rotation: int, natural_w: int,
+           natural_h: int, pressure: Axis | None = None, touch_major: Axis | None = None,
+           btn_touch: bool = True, tracking_id: bool = True, first_id: int = 1,
+           fingers: int = 10) -> list[tuple[float, list[Event]]]:
+    """The plan as protocol-A frames (``Documentation/input/multi-touch-protocol.rst``,
+    "Protocol Example A"): every frame lists every contact down — its axes, then
+    ``SYN_MT_REPORT`` — and ends with ``SYN_REPORT``; the frame after the last lift is a
+    lone ``SYN_MT_REPORT`` + ``SYN_REPORT``. The contacts are anonymous unless the panel
+    reports ``ABS_MT_TRACKING_ID``; ``BTN_TOUCH`` goes with the first contact and the last
+    lift, as in type B."""
+    if plan.fingers > fingers:
+        raise InvalidArgument(f"the touch screen tracks {fingers} fingers, the gesture uses "
+                              f"{plan.fingers}")
+    out: list[tuple[float, list[Event]]] = []
+    down: dict[int, tuple[int, int]] = {}
+    for fr in plan.frames():
+        was_touching = bool(down)
+        for i in fr.lifted:
+            down.pop(i, None)
+        changed = bool(fr.lifted)
+        for i, (px, py) in sorted(fr.down.items()):
+            cx, cy = clamp(px, py, plan.width, plan.height)
+            nx, ny = to_natural(cx, cy, rotation, natural_w, natural_h)
+            pos = (x.raw(nx, natural_w), y.raw(ny, natural_h))
+            changed = changed or down.get(i) != pos
+            down[i] = pos
+        if not changed:
+            continue
+        events: list[Event] = []
+        for i, (rx, ry) in sorted(down.items()):
+            if tracking_id:
+                events.append((EV_ABS, ABS_MT_TRACKING_ID, first_id + i))
+            if touch_major is not None:
+                events.append((EV_ABS, ABS_MT_TOUCH_MAJOR,
+                               min(touch_major.maximum, max(touch_major.minimum, 8))))
+            if pressure is not None:
+                events.append((EV_ABS, ABS_MT_PRESSURE,
+                               max(1, (pressure.minimum + pressure.maximum + 1) // 2)))
+            events += [(EV_ABS, ABS_MT_POSITION_X, rx), (EV_ABS, ABS_MT_POSITION_Y, ry),
+                       (EV_SYN, SYN_MT_REPORT, 0)]
+        if not down:
+            events.append((EV_SYN, SYN_MT_REPORT, 0))
+        if btn_touch and not was_touching and down:
+            events.append((EV_KEY, BTN_TOUCH, 1))
+        if btn_touch and was_touching and not down:
+            events.append((EV_KEY, BTN_TOUCH, 0))
+        events.append((EV_SYN, SYN_REPORT, 0))
+        out.append((fr.t_ms, events))
+    return out
+
+
 #: how long ``uinput`` waits after ``register`` before injecting (the README: commands sent
 #: before InputReader has added the device are dropped)
 REGISTER_MS = 400
@@ -339,12 +343,19 @@ SENDEVENT_MS = (2.0, 10.0)
 def sendevent_script(plan: GesturePlan, ts: Touchscreen, *, rotation: int, natural_w: int,
                      natural_h: int) -> str:
     """A ``sh`` script writing the plan to the touch screen's node with ``sendevent``
+    (type-B frames, or protocol A's when the panel has no slots)
     (one process per event, stopping at the first failure with its status: ``|| exit``
     rather than ``set -e``, which old shells ignore in places), sleeping between frames
     for what is left of the frame time after the writes (:data:`SENDEVENT_MS` each)."""
-    frames = type_b(plan, x=ts.x, y=ts.y, rotation=rotation, natural_w=natural_w,
-                    natural_h=natural_h, slots=ts.slots, pressure=ts.pressure,
-                    touch_major=ts.touch_major, btn_touch=ts.btn_touch)
+    if ts.protocol == "A":
+        frames = type_a(plan, x=ts.x, y=ts.y, rotation=rotation, natural_w=natural_w,
+                        natural_h=natural_h, pressure=ts.pressure,
+                        touch_major=ts.touch_major, btn_touch=ts.btn_touch,
+                        tracking_id=ts.tracking_id, fingers=ts.slots)
+    else:
+        frames = type_b(plan, x=ts.x, y=ts.y, rotation=rotation, natural_w=natural_w,
+                        natural_h=natural_h, slots=ts.slots, pressure=ts.pressure,
+                        touch_major=ts.touch_major, btn_touch=ts.btn_touch)
     lines: list[str] = []
     prev: float | None = None
     spent = 0.0

@@ -42,9 +42,11 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
 
     try:
         phone = VirtualPhone(args.scenario, host=args.host, port=args.port, auth=args.auth,
-                             api_level=args.api_level)
+                             api_level=args.api_level, profile=args.profile)
     except ScenarioError as exc:
         raise InvalidScenario(str(exc)) from None
+    except ValueError as exc:  # an unknown profile: the message lists them
+        raise InvalidArgument(str(exc)) from None
 
     def prompt(key: object) -> None:
         fp = getattr(key, "fingerprint", "?")
@@ -57,7 +59,8 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
     from baremobile.transport.registry import announce
 
     with phone, announce(phone.host, phone.port, model=phone.model.props.get(
-            "ro.product.model", ""), api_level=args.api_level, scenario=args.scenario or ""):
+            "ro.product.model", ""), api_level=phone.model.api_level,
+            scenario=args.scenario or ""):
         print(f"virtual phone listening on {phone.address} (auth: {args.auth})")
         print("  listed by 'baremobile devices'; commands without -d use it")
         print(f"  adb connect {phone.address}")
@@ -174,7 +177,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "when a real adb server runs (it adopts them as emulators)")
     s.add_argument("--scenario", default=None, help="scenario YAML (default: the built-in demo)")
     s.add_argument("--auth", default="accept-all", choices=("accept-all", "known-keys", "none"))
-    s.add_argument("--api-level", type=int, default=35)
+    s.add_argument("--api-level", type=int, default=None,
+                   help="default: the profile's (35 for the default phone)")
+    s.add_argument("--profile", default=None, help="a kind of device: android6, tablet, "
+                   "protocol-a (docs/virtual-phone.md)")
     s.set_defaults(func=_cmd_virtual)
 
     s = sub.add_parser("mcp", help="serve the MCP tools (stdio, or streamable HTTP)")

@@ -22,6 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from baremobile.android.apk import ApkError, read_apk
+from baremobile.android.packages import (
+    base_apk,
+    parse_components,
+    parse_list_packages,
+    parse_pm_path,
+    parse_pm_result,
+    parse_version_names,
+)
 from baremobile.android.shell_words import command_line, quote, validate_package
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
@@ -103,10 +111,6 @@ class RemoteFile(io.RawIOBase):
         return len(out)
 
 
-_LIST = re.compile(r"^package:(?P<path>.+)=(?P<pkg>[\w.]+)(?: versionCode:(?P<code>\d+))?\s*$")
-_DUMP_PKG = re.compile(r"^\s*Package \[([\w.]+)\]")
-_VERSION_NAME = re.compile(r"^\s*versionName=(.*)$")
-
 
 class Apps:
     """The apps of one :class:`~baremobile.device.core.Device` (labels cached)."""
@@ -146,29 +150,15 @@ class Apps:
         if self.device.api_level >= 28:
             argv.append("--show-versioncode")
         out: dict[str, App] = {}
-        for line in self.device.run(argv).text.splitlines():
-            m = _LIST.match(line.strip())
-            if m:
-                code = m.group("code")
-                out[m.group("pkg")] = App(m.group("pkg"), m.group("path"), flag == "-s",
-                                          int(code) if code else None)
+        for p in parse_list_packages(self.device.run(argv).stdout):
+            out[p.package] = App(p.package, p.path or "", flag == "-s", p.version_code)
         return out
 
     def _version_names(self) -> dict[str, str]:
         pattern = quote(r"^  Package \[|versionName=")
         text = self.device.transport.shell(
-            f"dumpsys package packages | grep -E {pattern}").text
-        names: dict[str, str] = {}
-        current = None
-        for line in text.splitlines():
-            m = _DUMP_PKG.match(line)
-            if m:
-                current = m.group(1)
-                continue
-            v = _VERSION_NAME.match(line)
-            if v and current and current not in names:  # the first: the active copy
-                names[current] = v.group(1).strip()
-        return names
+            f"dumpsys package packages | grep -E {pattern}").stdout
+        return dict(parse_version_names(text))
 
     # -- labels ----------------------------------------------------------------------------
     def label(self, package: str, path: str | None = None, *, language: str = "en"
@@ -193,19 +183,18 @@ class Apps:
         """``pm path``: the base APK of ``package``."""
         validate_package(package)
         r = self.device.run(["pm", "path", package], check=False)
-        paths = [ln[8:].strip() for ln in r.text.splitlines() if ln.startswith("package:")]
-        if not paths:
+        found = base_apk(parse_pm_path(r.stdout))
+        if found is None:
             raise InvalidArgument(f"{package} is not installed on {self.device.serial}",
                                   hint="list the packages with {apps}")
-        return next((p for p in paths if p.endswith("/base.apk")), paths[0])
+        return found
 
     def launchable(self) -> list[str]:
         """Packages with a launcher activity (what the app drawer shows)."""
         argv = ["cmd", "package", "query-activities", "--brief", "-a",
                 "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER"]
-        text = self.device.run(argv, check=False).text
-        pkgs = re.findall(r"^\s*([A-Za-z][\w.]*)/\S+\s*$", text, re.M)
-        return list(dict.fromkeys(pkgs))
+        found = parse_components(self.device.run(argv, check=False).stdout)
+        return list(dict.fromkeys(pkg for pkg, _cls in found))
 
     def by_label(self, label: str) -> str:
         """The package of the launchable app labelled ``label``: an exact match (ignoring
@@ -238,8 +227,11 @@ class Apps:
             argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
             r = self.device.run(argv, check=False, timeout=300)
             said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
-            if "Success" not in said:
-                raise CommandFailed(f"pm install failed: {said[:300] or 'no output'}",
+            result = parse_pm_result(said)
+            if not result.ok:
+                why = result.reason or said[:300] or "no output"
+                raise CommandFailed(f"pm install failed: {why}"
+                                    + (f" ({result.detail})" if result.detail else ""),
                                     exit_code=r.exit_code, output=said)
             with self._lock:
                 self._labels.clear()
@@ -270,13 +262,13 @@ class Apps:
         argv = ["pm", "uninstall", *(["-k"] if keep_data else []), validate_package(package)]
         r = self.device.run(argv, check=False, timeout=120)
         said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
-        if r.exit_code == 0 and "Success" in said:
+        result = parse_pm_result(said)
+        if r.exit_code == 0 and result.ok:
             with self._lock:
                 for key in [k for k in self._labels if k[0] == package]:
                     del self._labels[key]
             return said
-        reason = re.search(r"Failure \[(.*?)\]", said)
-        why = reason.group(1) if reason else said or f"exit status {r.exit_code}"
+        why = result.reason or said or f"exit status {r.exit_code}"
         system = why == "DELETE_FAILED_INTERNAL_ERROR"
         raise CommandFailed(
             f"could not uninstall {package}: {why}", command=command_line(argv),

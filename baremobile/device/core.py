@@ -10,12 +10,13 @@ streamed; a screencap is checked to be a whole PNG before it is handed out.
 from __future__ import annotations
 
 import contextlib
-import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
+from baremobile.android.activity import parse_am_start
+from baremobile.android.display import parse_wm_density, parse_wm_size
 from baremobile.android.png import PNG_SIGNATURE, png_problem
+from baremobile.android.props import parse_getprop
 from baremobile.android.shell_words import (
     MAX_COMMAND,
     absolute_path,
@@ -29,6 +30,7 @@ from baremobile.android.shell_words import (
     validate_package,
     validate_uri,
 )
+from baremobile.android.windows import Focus, parse_focus
 from baremobile.errors import (
     CommandFailed,
     DumpFailed,
@@ -41,14 +43,6 @@ __all__ = ["DUMP_PATH", "Device", "Focus"]
 
 #: Where the hierarchy is dumped (``/dev/tty`` does not work on API 35+).
 DUMP_PATH = "/data/local/tmp/baremobile_dump.xml"
-
-
-@dataclass(frozen=True)
-class Focus:
-    """The focused window as ``dumpsys window`` reports it."""
-
-    package: str
-    activity: str
 
 
 class Device:
@@ -78,13 +72,10 @@ class Device:
 
     # -- properties -------------------------------------------------------------------
     def props(self, *, refresh: bool = False) -> dict[str, str]:
-        """All system properties (``getprop``), cached."""
+        """All system properties (``getprop``, read by
+        :func:`baremobile.android.props.parse_getprop`: CRLF, multi-line values), cached."""
         if self._props is None or refresh:
-            text = self.run(["getprop"]).text
-            props = {}
-            for m in re.finditer(r"^\[([^\]]*)\]: \[(.*)\]$", text, re.M):
-                props[m.group(1)] = m.group(2)
-            self._props = props
+            self._props = dict(parse_getprop(self.run(["getprop"]).stdout).values)
         return self._props
 
     def getprop(self, key: str) -> str:
@@ -92,42 +83,26 @@ class Device:
 
     @property
     def api_level(self) -> int:
-        try:
-            return int(self.getprop("ro.build.version.sdk") or 0)
-        except ValueError:
-            return 0
+        v = self.getprop("ro.build.version.sdk").strip()
+        return int(v) if v.isdigit() else 0
 
     def screen_size(self) -> tuple[int, int]:
         """(width, height) in pixels as ``wm size`` reports (override wins)."""
-        text = self.run(["wm", "size"]).text
-        sizes = re.findall(r"(Physical|Override) size: (\d+)x(\d+)", text)
-        if not sizes:
-            raise CommandFailed(f"unexpected `wm size` output: {text.strip()!r}")
-        chosen = dict((k, (int(w), int(h))) for k, w, h in sizes)
-        return chosen.get("Override") or chosen["Physical"]
+        return parse_wm_size(self.run(["wm", "size"]).stdout).size
 
     def density(self) -> int:
-        text = self.run(["wm", "density"]).text
-        found = re.findall(r"(Physical|Override) density: (\d+)", text)
-        chosen = {k: int(v) for k, v in found}
-        return chosen.get("Override") or chosen.get("Physical") or 0
+        return parse_wm_density(self.run(["wm", "density"]).stdout) or 0
 
     def focus(self) -> Focus | None:
-        """The focused app window (``dumpsys window`` → ``mCurrentFocus``).
+        """The focused app window (``dumpsys window`` → ``mCurrentFocus`` /
+        ``mFocusedApp``, read by :func:`baremobile.android.windows.parse_focus`: several
+        displays, Android 4.1's lines without a user).
 
-        The line moved between sections over Android versions (``windows`` before 10,
+        The lines moved between sections over Android versions (``windows`` before 10,
         ``displays`` after), so the whole dump is filtered on the device.
         """
         pattern = quote("mCurrentFocus|mFocusedApp")
-        text = self.transport.shell(f"dumpsys window | grep -E {pattern}").text
-        m = re.search(r"mCurrentFocus=Window\{\S+ \S+ ([^/\s}]+)/([^\s}]+)\}", text)
-        if not m:
-            m2 = re.search(r"mCurrentFocus=Window\{\S+ \S+ ([^\s}]+)\}", text)
-            return Focus(m2.group(1), "") if m2 else None
-        pkg, act = m.group(1), m.group(2)
-        if act.startswith("."):
-            act = pkg + act
-        return Focus(pkg, act)
+        return parse_focus(self.transport.shell(f"dumpsys window | grep -E {pattern}").stdout)
 
     # -- files ------------------------------------------------------------------------
     def file_info(self, path: str) -> tuple[int, str]:
@@ -296,9 +271,9 @@ class Device:
             raise InvalidArgument("an intent needs an action, data, component or package")
         r = self.run(argv, check=False)
         said = (r.stdout + r.stderr).decode("utf-8", "replace")
-        errors = [x for x in said.splitlines() if x.lstrip().startswith("Error")]
-        if r.exit_code != 0 or errors:
-            line = errors[0].strip() if errors else said.strip()
+        result = parse_am_start(said)
+        if r.exit_code != 0 or not result.ok:
+            line = result.error or said.strip() or f"exit status {r.exit_code}"
             raise CommandFailed(
                 f"am start failed: {line}",
                 command=command_line(argv),

@@ -1,9 +1,9 @@
 """Files on the device beyond push and pull: listing with type, size and time (paged),
 deleting, appending.
 
-* Listing parses ``ls -la DIR`` — one round trip on every Android: toybox writes
-  ``MODE LINKS OWNER GROUP SIZE YYYY-MM-DD HH:MM NAME`` (``-> TARGET`` for links,
-  ``MAJOR, MINOR`` instead of a size for devices); Android 5's toolbox had no link count.
+* Listing parses ``ls -la DIR/`` — one round trip on every Android (the formats, toybox
+  and toolbox, are read by :mod:`baremobile.android.listing`); the trailing slash makes
+  ``/sdcard`` — a link — list the folder it points to.
   The time is the device's local time, to the minute (what ``ls -l`` prints). Paging is done
   here: directories first, then files, by name.
 * Appending pushes the text to a temporary file and runs ``cat TMP >> FILE`` (binary-safe
@@ -13,11 +13,11 @@ deleting, appending.
 from __future__ import annotations
 
 import posixpath
-import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from baremobile.android import listing
 from baremobile.android.shell_words import command_line
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
@@ -25,14 +25,6 @@ from baremobile.transport.base import check_text
 
 __all__ = ["FilePart", "UNREADABLE_KINDS", "list_dir", "delete", "append", "parse_ls",
            "read_part"]
-
-_TYPES = {"d": "directory", "-": "file", "l": "link", "c": "char device", "b": "block device",
-          "s": "socket", "p": "fifo"}
-_LS = re.compile(
-    r"^(?P<mode>[-dlcbsp][-rwxsStT]{9})[.+@]?\s+(?:\d+\s+)?(?P<owner>\S+)\s+(?P<group>\S+)\s+"
-    r"(?:(?P<size>\d+)|\d+,\s*\d+)\s+(?P<date>\d{4}-\d\d-\d\d)\s+(?P<time>\d\d:\d\d)\s"
-    r"(?P<name>.*)$")
-
 
 def _absolute(path: object) -> str:
     if not isinstance(path, str) or not path.startswith("/"):
@@ -44,26 +36,18 @@ def _absolute(path: object) -> str:
     return path
 
 
-def parse_ls(text: str) -> list[dict[str, Any]]:
-    """The entries of ``ls -la`` output (``.`` and ``..`` left out)."""
+def parse_ls(text: bytes | str) -> list[dict[str, Any]]:
+    """The entries of ``ls -la`` output (``.`` and ``..`` left out), as dictionaries
+    (the parser: :func:`baremobile.android.listing.parse_ls` — toybox and toolbox, escaped
+    names, links)."""
     out = []
-    for line in text.splitlines():
-        m = _LS.match(line)
-        if not m:
-            continue
-        kind = _TYPES[m.group("mode")[0]]
-        name, target = m.group("name"), None
-        if kind == "link" and " -> " in name:
-            name, target = name.split(" -> ", 1)
-        if name in (".", ".."):
-            continue
-        entry: dict[str, Any] = {"name": name, "type": kind,
-                                 "modified": f"{m.group('date')} {m.group('time')}",
-                                 "mode": m.group("mode")}
-        if m.group("size") is not None and kind != "directory":
-            entry["size"] = int(m.group("size"))
-        if target is not None:
-            entry["target"] = target
+    for e in listing.parse_ls(text):
+        entry: dict[str, Any] = {"name": e.name, "type": e.type, "modified": e.modified,
+                                 "mode": e.mode}
+        if e.size is not None:
+            entry["size"] = e.size
+        if e.target is not None:
+            entry["target"] = e.target
         out.append(entry)
     return out
 
@@ -72,10 +56,12 @@ def list_dir(device: Device, path: str, *, offset: int = 0, limit: int = 200) ->
     """One page of a directory: ``{"path", "entries", "total", "offset", "has_more"}``."""
     _absolute(path)
     path = path.rstrip("/") or "/"
-    r = device.run(["ls", "-la", path], check=False)
+    # with a trailing slash the kernel resolves a link to a folder (/sdcard): the folder
+    # is listed, not the link
+    r = device.run(["ls", "-la", path if path == "/" else path + "/"], check=False)
     if r.exit_code != 0 and not r.text.strip():
         said = r.stderr.decode("utf-8", "replace").strip() or f"exit status {r.exit_code}"
-        raise CommandFailed(f"cannot list {path}: {said}", command=f"ls -la {path}",
+        raise CommandFailed(f"cannot list {path}: {said}", command=f"ls -la {path}/",
                             exit_code=r.exit_code, output=said,
                             hint="check the path: list its parent folder ({list_files})")
     entries = parse_ls(r.text)

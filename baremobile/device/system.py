@@ -1,6 +1,7 @@
 """The device's state beyond the screen's content: rotation, battery, the clipboard, the log.
 
-* **Rotation** is what ``WindowManager`` reads from two system settings
+* **Rotation** (orientation names from the rotation and the natural size, see
+  :mod:`baremobile.android.display`) is what ``WindowManager`` reads from two system settings
   (``DisplayRotation``'s settings observer): ``accelerometer_rotation`` (1 = follow the
   sensor) and ``user_rotation`` (``Surface.ROTATION_0..270`` = 0..3, used while the first
   is 0) — ``wm user-rotation lock|free`` writes the same two on the default display. The
@@ -14,61 +15,82 @@
   the device and raises :class:`~baremobile.errors.Unsupported` with its answer.
 * **logcat** (``system/logging/logcat``): ``-t 'TIME'`` (API 23+) for "since",
   ``--pid=`` (API 24+) for one process (the package's, from ``pidof``), ``*:P`` for a
-  minimum priority.
+  minimum priority. Several processes, or one before Android 7 (no ``--pid``; brief
+  format), are filtered here on the pid each line carries
+  (:func:`baremobile.android.logs.keep_pids`, every ``-v`` format).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import math
-import re
 from typing import Any, NoReturn
 
+from baremobile.android.battery import STATUS as BATTERY_STATUS
+from baremobile.android.battery import parse_battery
+from baremobile.android.display import (
+    ORIENTATIONS,
+    Display,
+    default_display,
+    orientation_of,
+    rotation_for,
+)
+from baremobile.android.logs import keep_pids
+from baremobile.android.processes import parse_ps
 from baremobile.android.shell_words import (
     command_line,
     number,
-    quote,
     validate_log_tag,
     validate_package,
 )
 from baremobile.device.core import Device
-from baremobile.device.touch import parse_screen
+from baremobile.device.touch import display_command
 from baremobile.errors import InvalidArgument, Unsupported
 
-__all__ = ["ORIENTATIONS", "STATUSBAR", "statusbar", "rotation", "set_rotation", "battery",
-           "clipboard_probe", "logcat", "log_time", "BATTERY_STATUS"]
+__all__ = ["ORIENTATIONS", "STATUSBAR", "rotation", "set_rotation", "battery", "statusbar",
+           "clipboard_probe", "logcat", "log_time", "BATTERY_STATUS", "screen_state"]
 
-#: orientation names → ``Surface.ROTATION_*``
-ORIENTATIONS = {"portrait": 0, "landscape": 1, "reverse_portrait": 2, "reverse_landscape": 3}
-_NAMES = {v: k for k, v in ORIENTATIONS.items()}
-#: ``BatteryManager.BATTERY_STATUS_*``
-BATTERY_STATUS = {1: "unknown", 2: "charging", 3: "discharging", 4: "not charging", 5: "full"}
 _PRIORITIES = "VDIWEF"
+
+
+def screen_state(device: Device, text: str | None = None) -> Display | None:
+    """Display 0 as ``dumpsys window`` shows it (None: an unknown layout)."""
+    if text is None:
+        text = device.transport.shell(display_command(device.api_level)).text
+    return default_display(text)
 
 
 def rotation(device: Device) -> dict[str, Any]:
     """``{"orientation", "rotation", "auto"}``: how the screen is turned now and whether it
-    follows the sensor."""
-    pattern = quote("init=|mRotation=|mCurrentRotation=")
+    follows the sensor. The orientation is named from the rotation **and** the natural
+    size: a landscape-natural tablet or head unit at rotation 0 is landscape."""
     text = device.transport.shell(
-        f"settings get system accelerometer_rotation; dumpsys window displays | grep -E "
-        f"{pattern}").text
+        f"settings get system accelerometer_rotation; {display_command(device.api_level)}"
+    ).text
     first, _, rest = text.partition("\n")
-    screen = parse_screen(rest)
-    r = screen.rotation if screen is not None else 0
-    return {"orientation": _NAMES[r], "rotation": r, "auto": first.strip() == "1"}
+    shown = screen_state(device, rest)
+    if shown is None:  # an unknown dumpsys layout: wm size, rotation 0
+        w, h = device.screen_size()
+        r, natural = 0, (w, h)
+    else:
+        r, natural = shown.rotation, shown.natural
+    return {"orientation": orientation_of(r, natural), "rotation": r,
+            "auto": first.strip() == "1"}
 
 
 def set_rotation(device: Device, orientation: str) -> dict[str, Any]:
     """Turn the screen: ``portrait``, ``landscape``, ``reverse_portrait``,
     ``reverse_landscape`` (locks it there) or ``auto`` (follow the sensor again); returns
-    :func:`rotation` afterwards."""
+    :func:`rotation` afterwards. The ``user_rotation`` for a name depends on the display's
+    natural orientation (``DisplayRotation``)."""
     if orientation == "auto":
         commands = [["settings", "put", "system", "accelerometer_rotation", "1"]]
     elif orientation in ORIENTATIONS:
+        shown = screen_state(device)
+        natural = shown.natural if shown is not None else device.screen_size()
         commands = [["settings", "put", "system", "accelerometer_rotation", "0"],
                     ["settings", "put", "system", "user_rotation",
-                     str(ORIENTATIONS[orientation])]]
+                     str(rotation_for(orientation, natural))]]
     else:
         raise InvalidArgument(f"orientation must be one of {', '.join([*ORIENTATIONS, 'auto'])}"
                               f", not {orientation!r}")
@@ -77,27 +99,18 @@ def set_rotation(device: Device, orientation: str) -> dict[str, Any]:
 
 
 def battery(device: Device) -> dict[str, Any]:
-    """``{"level", "status", "charging", "plugged"}`` from ``dumpsys battery``."""
-    text = device.run(["dumpsys", "battery"]).text
-    fields = dict(re.findall(r"^\s+([\w ]+): (.*)$", text, re.M))
-
-    def num(key: str) -> int | None:
-        v = fields.get(key, "").strip()
-        return int(v) if re.fullmatch(r"-?\d+", v) else None
-
-    level, scale, status = num("level"), num("scale") or 100, num("status")
-    plugged = [src for src, key in (("ac", "AC powered"), ("usb", "USB powered"),
-                                    ("wireless", "Wireless powered"), ("dock", "Dock powered"))
-               if fields.get(key, "").strip() == "true"]
+    """``{"level", "status", "charging", "plugged"}`` from ``dumpsys battery`` (read by
+    :func:`baremobile.android.battery.parse_battery`)."""
+    b = parse_battery(device.run(["dumpsys", "battery"]).stdout)
     out: dict[str, Any] = {
-        "level": round(level * 100 / scale) if level is not None and scale else None,
-        "status": BATTERY_STATUS.get(status or 1, "unknown"),
-        "charging": status == 2,
-        "plugged": plugged,
+        "level": b.percent,
+        "status": BATTERY_STATUS.get(b.status or 1, "unknown"),
+        "charging": b.status == 2,
+        "plugged": list(b.plugged),
     }
-    if num("temperature") is not None:
-        out["temperature_c"] = num("temperature") / 10  # type: ignore[operator]
-    if "UPDATES STOPPED" in text:
+    if b.temperature_tenths is not None:
+        out["temperature_c"] = b.temperature_tenths / 10
+    if b.frozen:
         out["simulated"] = True  # `dumpsys battery set/unplug` froze it
     return out
 
@@ -181,22 +194,25 @@ def logcat(device: Device, *, lines: int = 200, tag: str | None = None,
         raise InvalidArgument("give package or pid, not both")
     if package is not None:
         validate_package(package)
-        found = device.run(["pidof", package], check=False).text.split()
-        pids = [int(p) for p in found if p.isdigit()]
+        r = device.run(["pidof", package], check=False)
+        pids = [int(p) for p in r.text.split() if p.isdigit()]
+        if r.exit_code == 127 or b"not found" in r.stderr:  # no pidof (toolbox): read ps
+            procs = parse_ps(device.run(["ps"], check=False).stdout).by_pid.values()
+            pids = sorted(p.pid for p in procs if p.package == package)
         if not pids:
             return {"log": "", "pids": [], "note": f"{package} is not running"}
     elif pid is not None:
         pids = [number("pid", pid, minimum=1, maximum=2**31 - 1)]
-    if len(pids) == 1:
-        if device.api_level < 24:
-            raise Unsupported("logcat --pid needs Android 7 (API 24)",
-                              hint="read the log without a package filter")
+    here = len(pids) == 1 and device.api_level >= 24
+    if here:
         argv.append(f"--pid={pids[0]}")
+    elif pids and since is None:  # several processes, or no --pid (before Android 7):
+        # filtered here on each line's pid (brief format before Android 7), so `-t N` must
+        # reach past the other processes' lines
+        argv[argv.index("-t") + 1] = str(min(100_000, max(lines * 50, 5000)))
     text = device.run(argv, timeout=60).text
-    if len(pids) > 1:  # several processes: keep their lines (threadtime: date time PID ...)
-        keep = {str(p) for p in pids}
-        text = "".join(line for line in text.splitlines(keepends=True)
-                       if len(line.split()) > 2 and line.split()[2] in keep)
-    if since is not None:  # -t TIME gives everything after it; keep the newest `lines`
+    if pids and not here:
+        text = keep_pids(text, pids)
+    if since is not None or (pids and not here):  # keep the newest `lines`
         text = "".join(text.splitlines(keepends=True)[-lines:])
     return {"log": text, "pids": pids, "command": command_line(argv)}

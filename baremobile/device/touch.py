@@ -21,11 +21,11 @@ fresh for every gesture (``dumpsys window displays``), since the screen may have
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from baremobile.android.display import default_display
 from baremobile.android.gestures import (
     GesturePlan,
     double_tap_plan,
@@ -80,22 +80,27 @@ class Probe:
     getevent: str  # what getevent printed (kept for the error messages)
 
 
-_INIT = re.compile(r"init=(\d+)x(\d+)")
-_CUR = re.compile(r"\bcur=(\d+)x(\d+)")
-_ROT = re.compile(r"\bm(?:Current)?Rotation=(?:ROTATION_)?(\d+)")
+#: what ``rotation`` greps out of ``dumpsys window displays``: the display headers (so
+#: a virtual display listed before display 0 is told apart), sizes and rotations
+_DISPLAY_LINES = quote("Display: mDisplayId=|init=|mRotation=|mCurrentRotation=")
+
+
+def display_command(api_level: int) -> str:
+    """The shell command that prints the display blocks and their rotations: ``dumpsys
+    window displays`` — on Android ≤ 9 the whole window dump, whose rotation line
+    (``mRotation=``) is not in the displays section."""
+    section = "dumpsys window displays" if api_level >= 29 else "dumpsys window"
+    return f"{section} | grep -E {_DISPLAY_LINES}"
 
 
 def parse_screen(text: str) -> Screen | None:
-    """Size and rotation from ``dumpsys window displays`` (``init=WxH`` is the natural
-    size, ``cur=WxH`` the current one, ``mRotation=N`` — or ``ROTATION_90`` style)."""
-    init, cur, rot = _INIT.search(text), _CUR.search(text), _ROT.search(text)
-    if init is None or cur is None:
+    """Display 0's size and rotation from ``dumpsys window displays`` (read by
+    :func:`baremobile.android.display.default_display`: a virtual display listed first is
+    skipped, ``mRotation=1`` and ``ROTATION_90`` forms)."""
+    d = default_display(text)
+    if d is None:
         return None
-    r = int(rot.group(1)) if rot else 0
-    if r >= 90:
-        r //= 90
-    nw, nh = int(init.group(1)), int(init.group(2))
-    return Screen(int(cur.group(1)), int(cur.group(2)), r % 4, nw, nh)
+    return Screen(d.current[0], d.current[1], d.rotation, d.natural[0], d.natural[1])
 
 
 class Touch:
@@ -119,8 +124,7 @@ class Touch:
 
     def screen(self) -> Screen:
         """The display's size and rotation now."""
-        pattern = quote("init=|mRotation=|mCurrentRotation=")
-        text = self.device.transport.shell(f"dumpsys window displays | grep -E {pattern}").text
+        text = self.device.transport.shell(display_command(self.device.api_level)).text
         found = parse_screen(text)
         if found is None:  # an unknown dumpsys layout: wm size, and no rotation
             w, h = self.device.screen_size()
@@ -143,7 +147,7 @@ class Touch:
         if ts is None:
             raise Unsupported(
                 "this device has no touch screen event device the shell can see "
-                "(getevent -lp lists none with ABS_MT_POSITION_X/Y and INPUT_PROP_DIRECT) "
+                "(getevent -lp lists no multi-touch panel: ABS_MT_POSITION_X/Y) "
                 "and no /system/bin/uinput", device_output=probe.getevent.strip()[:500],
                 hint="single-finger gestures still work (tap, swipe, long_press)")
         script = sendevent_script(plan, ts, rotation=screen.rotation,

@@ -58,7 +58,7 @@ def connect(device: str | None = None, **options: Any) -> Page:
     ``device``: ``None``/``"auto"``, ``"host:port"``, ``"usb"``/``"usb:SERIAL"``, a serial
     known to a running adb server, or ``"virtual"`` (the built-in virtual phone). Options:
     ``timeout``, ``auth_timeout``, ``on_auth_prompt``, ``key_path``, ``connect_timeout``,
-    and for ``"virtual"`` ``scenario`` / ``api_level``.
+    and for ``"virtual"`` ``scenario`` / ``api_level`` / ``profile``.
     """
     return Page(open_transport(device, **options))
 

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from baremobile.android.windows import Focus
     from baremobile.device.apps import App
-    from baremobile.device.core import Focus
     from baremobile.device.files import FilePart
     from baremobile.page import Target
     from baremobile.page.gestures import Point

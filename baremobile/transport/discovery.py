@@ -307,7 +307,9 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
     """Resolve a device spec and return a connected :class:`Transport`.
 
     ``options`` go to the transport: ``timeout``, ``auth_timeout``, ``on_auth_prompt``,
-    ``key_path``, ``connect_timeout``; for ``"virtual"`` also ``scenario`` and ``api_level``.
+    ``key_path``, ``connect_timeout``; for ``"virtual"`` also ``scenario``, ``api_level`` and
+    ``profile`` (:mod:`baremobile.virtual.profiles`: ``"android6"``, ``"tablet"``,
+    ``"protocol-a"``).
     """
     if device is not None and not isinstance(device, str):
         raise InvalidArgument(f"device must be a string spec, not {type(device).__name__}")
@@ -367,7 +369,8 @@ _DIRECT_OPTIONS = {
     "connect_timeout",
 }
 #: What ``connect()`` accepts besides the device spec.
-_OPTIONS = (_DIRECT_OPTIONS - {"host", "port", "usb_serial"}) | {"scenario", "api_level"}
+_OPTIONS = (_DIRECT_OPTIONS - {"host", "port", "usb_serial"}) | {"scenario", "api_level",
+                                                                  "profile"}
 
 
 def _server_knows(serial: str) -> bool:
@@ -450,10 +453,13 @@ def _virtual(scenario: str | None, **options: Any) -> VirtualTransport:
         phone = VirtualPhone(
             scenario,
             auth="none",
-            api_level=options.pop("api_level", 35),
+            api_level=options.pop("api_level", None),
+            profile=options.pop("profile", None),
         ).start()
     except ScenarioError as exc:  # the phone knows no baremobile errors: type it here
         raise InvalidScenario(str(exc)) from None
+    except ValueError as exc:  # an unknown profile
+        raise InvalidArgument(str(exc)) from None
     try:
         t = VirtualTransport(phone, **options)
         t.connect()

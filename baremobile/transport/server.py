@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import socket
 import struct
 import threading
@@ -29,6 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from baremobile.android.host_devices import parse_devices
 from baremobile.errors import (
     BaremobileError,
     Cancelled,
@@ -128,7 +128,6 @@ class ServerDevice:
         return "usb"
 
 
-_PROP = re.compile(r"^[A-Za-z_]+:\S")
 
 
 class _ServerFail(BaremobileError):
@@ -236,19 +235,8 @@ class AdbServerClient:
 
     def devices(self) -> list[ServerDevice]:
         """``adb devices -l``."""
-        out = []
-        for line in self.query("host:devices-l").splitlines():
-            serial, _, rest = line.partition("\t") if "\t" in line else line.partition(" ")
-            rest = rest.strip()
-            if not serial or not rest:
-                continue
-            if rest.startswith("no permissions"):  # "no permissions (missing udev rules? …)"
-                state, rest = "no permissions", rest.partition(")")[2]
-            else:
-                state, _, rest = rest.partition(" ")
-            props = dict(p.split(":", 1) for p in rest.split() if _PROP.match(p))
-            out.append(ServerDevice(serial.strip(), state, props))
-        return out
+        return [ServerDevice(d.serial, d.state, dict(d.props))
+                for d in parse_devices(self.query("host:devices-l"))]
 
     def features(self, serial: str) -> frozenset[str] | None:
         """The device's features, or None when the server could not say (try again later)."""

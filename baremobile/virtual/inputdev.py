@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 __all__ = [
-    "EV_SYN", "EV_KEY", "EV_ABS", "SYN_REPORT", "BTN_TOUCH", "BTN_TOOL_FINGER",
+    "EV_SYN", "EV_KEY", "EV_ABS", "SYN_REPORT", "SYN_MT_REPORT", "BTN_TOUCH", "BTN_TOOL_FINGER",
     "ABS_MT_SLOT", "ABS_MT_TOUCH_MAJOR", "ABS_MT_POSITION_X", "ABS_MT_POSITION_Y",
     "ABS_MT_TRACKING_ID", "ABS_MT_PRESSURE", "INPUT_PROP_DIRECT",
     "EV_LABELS", "KEY_LABELS", "ABS_LABELS", "PROP_LABELS",
@@ -37,7 +37,7 @@ __all__ = [
 # -- codes (linux/input-event-codes.h) ---------------------------------------------------------
 
 EV_SYN, EV_KEY, EV_REL, EV_ABS, EV_MSC, EV_SW = 0x00, 0x01, 0x02, 0x03, 0x04, 0x05
-SYN_REPORT = 0
+SYN_REPORT, SYN_MT_REPORT = 0, 2
 BTN_TOOL_FINGER = 0x145
 BTN_TOUCH = 0x14A
 KEY_VOLUMEDOWN, KEY_VOLUMEUP, KEY_POWER = 114, 115, 116
@@ -93,6 +93,7 @@ class InputDevice:
     event_types: list[int] = field(default_factory=list)  # beyond those implied by keys/axes
     uinput: bool = False  # created by /dev/uinput (gone when its creator exits)
     ready_at_ms: float = 0.0  # before this, InputReader has not opened it: events are lost
+    idc_touchscreen: bool = False  # its .idc file says ``touch.deviceType = touchScreen``
 
     @property
     def path(self) -> str:
@@ -109,9 +110,10 @@ class InputDevice:
 
     @property
     def is_touchscreen(self) -> bool:
-        """What Android maps onto the display: MT positions and ``INPUT_PROP_DIRECT``."""
+        """What Android maps onto the display: MT positions and ``INPUT_PROP_DIRECT`` (or
+        an ``.idc`` file that says so, for kernels that set no props)."""
         return (ABS_MT_POSITION_X in self.axes and ABS_MT_POSITION_Y in self.axes
-                and INPUT_PROP_DIRECT in self.props)
+                and (INPUT_PROP_DIRECT in self.props or self.idc_touchscreen))
 
     def to_natural(self, raw_x: int, raw_y: int, width: int, height: int) -> tuple[float, float]:
         """Raw axis values → pixels of the display in its natural orientation
@@ -165,7 +167,10 @@ class MultiTouchDecoder:
     """
 
     def __init__(self, slots: int = 10, *, pressure: bool = False,
-                 btn_touch: bool = False) -> None:
+                 btn_touch: bool = False, protocol: str = "B") -> None:
+        self.protocol = protocol
+        self._a: list[dict[int, int]] = []  # protocol A: the contacts of this frame
+        self._a_cur: dict[int, int] = {}  # protocol A: the contact being reported
         self.slot = 0
         self._ids: dict[int, int] = {}  # slot -> tracking id
         self._pos: dict[int, list[int]] = {}  # slot -> [x, y]
@@ -178,8 +183,8 @@ class MultiTouchDecoder:
     @classmethod
     def for_device(cls, dev: InputDevice) -> MultiTouchDecoder:
         slot = dev.axes.get(ABS_MT_SLOT)
-        return cls(slot.maximum + 1 if slot else 1, pressure=ABS_MT_PRESSURE in dev.axes,
-                   btn_touch=BTN_TOUCH in dev.keys)
+        return cls(slot.maximum + 1 if slot else 10, pressure=ABS_MT_PRESSURE in dev.axes,
+                   btn_touch=BTN_TOUCH in dev.keys, protocol="B" if slot else "A")
 
     def _touching(self, slot: int) -> bool:
         if self._has_btn and not self._btn_down:
@@ -188,6 +193,8 @@ class MultiTouchDecoder:
 
     def feed(self, events: Iterable[tuple[int, int, int]], time_ms: float) -> list[Frame]:
         """Apply ``(type, code, value)`` events; one :class:`Frame` per ``SYN_REPORT``."""
+        if self.protocol == "A":
+            return self._feed_a(events, time_ms)
         frames: list[Frame] = []
         for etype, code, value in events:
             if etype == EV_ABS:
@@ -213,4 +220,32 @@ class MultiTouchDecoder:
                 frames.append(Frame(time_ms, {tid: (self._pos[s][0], self._pos[s][1])
                                               for s, tid in sorted(self._ids.items())
                                               if self._touching(s)}))
+        return frames
+
+    def _feed_a(self, events: Iterable[tuple[int, int, int]], time_ms: float) -> list[Frame]:
+        """Protocol A (``multi-touch-protocol.rst``): the axes of one contact, then
+        ``SYN_MT_REPORT``; ``SYN_REPORT`` publishes the contacts reported since the last
+        one (none: every finger is up). Without ``ABS_MT_TRACKING_ID`` a contact's id is
+        its place in the frame (``MultiTouchInputMapper`` then matches pointers itself)."""
+        frames: list[Frame] = []
+        for etype, code, value in events:
+            if etype == EV_ABS and code in (ABS_MT_POSITION_X, ABS_MT_POSITION_Y,
+                                            ABS_MT_TRACKING_ID, ABS_MT_PRESSURE):
+                self._a_cur[code] = value
+            elif etype == EV_KEY and code == BTN_TOUCH:
+                self._btn_down = value != 0
+            elif etype == EV_SYN and code == SYN_MT_REPORT:
+                if ABS_MT_POSITION_X in self._a_cur or ABS_MT_POSITION_Y in self._a_cur:
+                    self._a.append(self._a_cur)
+                self._a_cur = {}
+            elif etype == EV_SYN and code == SYN_REPORT:
+                pointers: dict[int, tuple[int, int]] = {}
+                for i, c in enumerate(self._a[:self._slots]):
+                    hovering = (self._has_btn and not self._btn_down) or (
+                        self._has_pressure and c.get(ABS_MT_PRESSURE, 0) <= 0)
+                    if not hovering:
+                        pointers[c.get(ABS_MT_TRACKING_ID, i)] = (
+                            c.get(ABS_MT_POSITION_X, 0), c.get(ABS_MT_POSITION_Y, 0))
+                frames.append(Frame(time_ms, pointers))
+                self._a, self._a_cur = [], {}
         return frames

@@ -23,11 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from baremobile.virtual.answers import Answers
 from baremobile.virtual.chromium import CHROMIUM_ENV, Chromium, ChromiumError, find_chromium
 from baremobile.virtual.events import EventLog
 from baremobile.virtual.fs import FileSystem
 from baremobile.virtual.identity import default_props, default_settings
-from baremobile.virtual.inputdev import InputDevice, MultiTouchDecoder, builtin_devices
+from baremobile.virtual.inputdev import InputDevice, MultiTouchDecoder
+from baremobile.virtual.profiles import resolve
 from baremobile.virtual.sockets import DevToolsSocket, devtools_sockets, proc_net_unix
 
 __all__ = [
@@ -270,7 +272,9 @@ class PhoneModel:
             :class:`~baremobile.virtual.chromium.Chromium` (then :meth:`close` leaves it
             running). An engine is started only when a web screen or socket first needs it.
         screens: a ready screen model (then ``scenario`` is ignored).
-        api_level: Android API level to emulate (quirks depend on it; 35 = Android 15).
+        api_level: Android API level to emulate (quirks depend on it); default: the profile's.
+        profile: what kind of device (:mod:`~baremobile.virtual.profiles`: ``"android6"``,
+            ``"tablet"``, ``"protocol-a"``; ``None`` = the default Android 15 phone).
         serial: ``ro.serialno`` and the adb serial.
         clock: time source (:class:`RealClock` by default; :class:`FakeClock` in tests).
         input_latency: spend on the clock what a real device spends starting ``input``,
@@ -284,15 +288,18 @@ class PhoneModel:
         scenario: str | os.PathLike[str] | None = None,
         *,
         screens: Any = None,
-        api_level: int = 35,
+        api_level: int | None = None,
         serial: str = "vphone-0001",
         clock: Clock | None = None,
         input_latency: bool = False,
         browser: Any = "auto",
+        profile: Any = None,
     ) -> None:
+        self.profile = resolve(profile)
+        self.answers = Answers()  # canned output a test taught the phone (answers.py)
         self.clock: Clock = clock if clock is not None else RealClock()
         self.input_latency = input_latency
-        self.api_level = api_level
+        self.api_level = api_level if api_level is not None else self.profile.api_level
         self.serial = serial
         self.fs = FileSystem(self.clock)
         self.events = EventLog(self.clock)
@@ -317,13 +324,14 @@ class PhoneModel:
         self._logcat_cleared_seq = 0
         self._logcat_cleared_time = 0.0
         self.battery = Battery()
-        self.input_devices: list[InputDevice] = builtin_devices()
+        self.input_devices: list[InputDevice] = self.profile.input_devices()
         self._decoders: dict[int, MultiTouchDecoder] = {}
         self.install_apks()
         self.browser, self._own_browser = _engine(browser)
         if hasattr(screens, "attach_browser"):
             screens.attach_browser(self.browser, self.props)
         self.fs.provide("/proc/net/unix", lambda: proc_net_unix(self))
+        self.apply_rotation()  # a landscape-natural display starts wide
 
     # -- the web engine and its sockets ----------------------------------------------------
     def devtools_socket(self, name: str) -> DevToolsSocket | None:
@@ -405,7 +413,7 @@ class PhoneModel:
 
     def display_size(self) -> tuple[int, int]:
         """The physical display size in pixels (natural orientation, as ``wm size``)."""
-        return int(self.screens.width), int(self.screens.height)
+        return self.profile.natural_size(int(self.screens.width), int(self.screens.height))
 
     def install_apks(self) -> None:
         """Write every installed package's APK where ``pm path`` says it is."""
@@ -448,7 +456,7 @@ class PhoneModel:
                 user = 0
         set_rotation = getattr(self.screens, "set_rotation", None)
         if set_rotation is not None:
-            set_rotation(0 if auto else user)
+            set_rotation(self.profile.layout_rotation(0 if auto else user))
 
     # -- input devices --------------------------------------------------------------------
     def input_device(self, path: str) -> InputDevice | None:
@@ -485,7 +493,9 @@ class PhoneModel:
         w, h = self.display_size()
         touch_frame = getattr(self.screens, "touch_frame", None)
         for f in frames:
-            pointers = {pid: dev.to_natural(x, y, w, h) for pid, (x, y) in f.pointers.items()}
+            pointers = {pid: self.profile.panel_to_layout(*dev.to_natural(x, y, w, h),
+                                                          int(self.screens.width))
+                        for pid, (x, y) in f.pointers.items()}
             for what in (touch_frame(dev.path, f.time_ms, pointers) if touch_frame else []):
                 detail = {k: v for k, v in what.items() if k != "kind"}
                 self.events.append(what["kind"], source=dev.path, **detail)

@@ -64,7 +64,12 @@ class VirtualPhone:
             keys wait for :meth:`allow`, like the phone's prompt) or ``"none"``.
         trusted_keys: public keys (objects, ``adbkey.pub`` paths or their text) trusted
             from the start.
-        api_level: Android API level the shell emulates (quirks depend on it).
+        api_level: Android API level the shell emulates (quirks depend on it); default:
+            the profile's (35 for the default phone).
+        profile: what kind of device it is (:mod:`~baremobile.virtual.profiles`):
+            ``"android6"`` (toolbox, brief logcat, no shell v2, 4 KiB messages),
+            ``"tablet"`` (landscape-natural, a second display listed first),
+            ``"protocol-a"`` (a touch panel without slots); ``None`` = the default phone.
         clock: injectable clock for the shell's ``sleep`` and dump delays.
         input_latency: spend on the clock what a real device spends starting ``input``,
             ``uinput`` and ``sendevent`` (use it with a fake clock; see ``PhoneModel``).
@@ -75,7 +80,10 @@ class VirtualPhone:
             stopped with the phone), ``False`` (the scenario's placeholders), a path, or a
             :class:`~baremobile.virtual.chromium.Chromium` shared between phones.
         model: a ready :class:`~baremobile.virtual.model.PhoneModel` (overrides
-            ``scenario``, ``api_level``, ``serial``, ``clock`` and ``browser``).
+            ``scenario``, ``api_level``, ``profile``, ``serial``, ``clock`` and ``browser``).
+
+    :meth:`answer` teaches the phone a command's output (a real device's bytes, say), for
+    tests of code that reads it (:mod:`~baremobile.virtual.answers`).
     """
 
     def __init__(
@@ -86,7 +94,7 @@ class VirtualPhone:
         port: int = 0,
         auth: str = "accept-all",
         trusted_keys: Iterable[AndroidPublicKey | str | bytes | os.PathLike[str]] = (),
-        api_level: int = 35,
+        api_level: int | None = None,
         serial: str = "vphone-0001",
         clock: Any = None,
         on_auth_prompt: Callable[[AndroidPublicKey], None] | None = None,
@@ -94,16 +102,17 @@ class VirtualPhone:
         model: Any = None,
         input_latency: bool = False,
         browser: Any = "auto",
+        profile: Any = None,
     ) -> None:
         if model is None:
             from baremobile.virtual.model import PhoneModel
 
             model = PhoneModel(scenario, api_level=api_level, serial=serial, clock=clock,
-                               input_latency=input_latency, browser=browser)
+                               input_latency=input_latency, browser=browser, profile=profile)
         self.model = model
         self.keys = KeyStore(auth, [_as_key(k) for k in trusted_keys])
         self.faults = Faults()
-        api = int(getattr(model, "api_level", api_level))
+        api = int(getattr(model, "api_level", api_level or 35))
         self.server = AdbdServer(
             model,
             self.keys,
@@ -181,6 +190,22 @@ class VirtualPhone:
     def browser(self) -> Any:
         """The :class:`~baremobile.virtual.chromium.Chromium` behind web screens, or None."""
         return getattr(self.model, "browser", None)
+
+    def answer(self, argv: list[str], stdout: bytes | str = b"", stderr: bytes | str = b"",
+               status: int = 0) -> None:
+        """Make the program ``argv[0]``, run with arguments starting with ``argv[1:]``,
+        print ``stdout``/``stderr`` and exit with ``status`` instead of what it does (the
+        longest matching ``argv`` wins; pipes and redirections still apply). For testing
+        code against a real device's output::
+
+            phone.answer(["getprop"], Path("getprop.txt").read_bytes())
+
+        :meth:`forget` removes it."""
+        self.model.answers.add(argv, stdout, stderr, status)
+
+    def forget(self, argv: list[str] | None = None) -> None:
+        """Remove the answer for ``argv`` (every answer when None)."""
+        self.model.answers.remove(argv)
 
     # -- the "Allow USB debugging?" prompt ----------------------------------------------
     @property

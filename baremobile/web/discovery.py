@@ -12,7 +12,9 @@ listening (flags ``00010000``, state ``01``), abstract (``@``) and its name hold
 * any other ``<name>_devtools_remote`` — another Chromium-based browser.
 
 On Android 8+ plain ``ps`` lists only the caller's session, hence ``ps -A`` (adbd grants
-the shell ``AID_READPROC``, so it sees every process); older toolbox ``ps`` lists all.
+the shell ``AID_READPROC``, so it sees every process); older toolbox ``ps`` lists all — and
+reads ``-A`` as a name filter (a header alone, exit status 0), so the command falls back
+to plain ``ps`` when ``ps -A`` listed no process.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from baremobile.android.processes import parse_ps as parse_processes
 
 __all__ = [
     "DevToolsSocket",
@@ -56,7 +60,10 @@ class DevToolsSocket:
 def discovery_command() -> tuple[str, str]:
     """(the shell command, the marker between its two outputs)."""
     marker = f"__bm_web_{secrets.token_hex(6)}__"
-    return f"cat /proc/net/unix; echo {marker}; ps -A 2>/dev/null || ps", marker
+    # toolbox ps (Android <= 7) takes -A for a name filter: a header alone, exit 0 — so
+    # the listing is kept only when it has a line after the header, else plain ps runs
+    ps = 'p=$(ps -A 2>/dev/null); case "$p" in *"\n"*) echo "$p";; *) ps;; esac'
+    return f"cat /proc/net/unix; echo {marker}; {ps}", marker
 
 
 def parse_proc_net_unix(text: str) -> list[str]:
@@ -73,26 +80,9 @@ def parse_proc_net_unix(text: str) -> list[str]:
 
 
 def parse_ps(text: str) -> dict[int, str]:
-    """pid → process name, from any ``ps`` whose header names a ``PID`` column (the name is
-    the last column: toybox ``NAME``, toolbox ``NAME``, ``CMD``)."""
-    lines = text.splitlines()
-    if not lines:
-        return {}
-    header = lines[0].split()
-    if "PID" not in header:
-        return {}
-    col = header.index("PID")
-    out: dict[int, str] = {}
-    for line in lines[1:]:
-        f = line.split()
-        if len(f) <= col or len(f) < 2:
-            continue
-        try:
-            pid = int(f[col])
-        except ValueError:
-            continue
-        out[pid] = f[-1]
-    return out
+    """pid → process name, from any ``ps`` (toybox or toolbox: read by
+    :func:`baremobile.android.processes.parse_ps`)."""
+    return parse_processes(text).names()
 
 
 def _package(process: str) -> str:

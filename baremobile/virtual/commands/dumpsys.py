@@ -27,33 +27,65 @@ def _focus(model: Any) -> tuple[str, str]:
     return pkg, qualify(pkg, act) if act else act
 
 
+def _second_display(model: Any, modern: bool) -> list[str]:
+    """The block of a profile's second display (a cover screen: it comes first, as
+    ``DisplayContent``s are listed in the order they were added to the root)."""
+    d = getattr(getattr(model, "profile", None), "second_display", None)
+    if d is None:
+        return []
+    pkg, _, act = d.focused_app.partition("/")
+    record = f"ActivityRecord{{{_hash8(d.focused_app)} u0 {d.focused_app} t9}}"
+    return [f"  Display: mDisplayId={d.display_id}" + (" rootTasks=1" if modern else ""),
+            f"    init={d.width}x{d.height} {d.density}dpi cur={d.width}x{d.height} "
+            f"app={d.width}x{d.height} rng={d.width}x{d.width}-{d.height}x{d.height}",
+            "    deferred=false mLayoutNeeded=false", "",
+            "    mCurrentFocus=null", f"    mFocusedApp={record}",
+            "    mRotation=0 mDeferredRotationPauseCount=0", ""]
+
+
 def _dumpsys_window(p: Proc, what: str) -> str:
+    """``dumpsys window [displays|windows]`` in the layout of the phone's API level:
+    Android 10+ prints focus and rotation in each display's block (``DisplayContent``,
+    ``DisplayRotation``); Android ≤ 9 the rotation in the window manager's own dump and the
+    focused app as an ``AppWindowToken``."""
     model = p.model
+    modern = p.api_level >= 29
     pkg, act = _focus(model)
     w, h = model.display_size()
     density = int(getattr(model.screens, "density", 420))
     short = short_component(pkg, act)
     win = f"Window{{{_hash8(pkg + act)} u0 {pkg}/{act}}}"
     record = f"ActivityRecord{{{_hash8(act)} u0 {short} t{_task(pkg)}}}"
-    rot = int(getattr(model.screens, "rotation", 0))
+    if not modern:
+        record = (f"AppWindowToken{{{_hash8(act + 'w')} token=Token{{{_hash8(act + 't')} "
+                  f"{record}}}}}")
+    profile = getattr(model, "profile", None)
+    layout = int(getattr(model.screens, "rotation", 0))
+    rot = profile.surface_rotation(layout) if profile is not None else layout
     cw, ch = (h, w) if rot % 2 else (w, h)
     system = model.settings["system"]
     free = system.get("accelerometer_rotation", "1") != "0"
     user = system.get("user_rotation", "0")
+    header = "  Display: mDisplayId=0" + (" rootTasks=1" if modern else "")
     display = [
         "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)",
-        "  Display: mDisplayId=0 rootTasks=1",
+        *_second_display(model, modern),
+        header,
         f"    init={w}x{h} {density}dpi cur={cw}x{ch} app={cw}x{ch - 63} "
-        f"rng={w}x{w - 63}-{h}x{h - 63}",
-        f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{cw},{ch}))",
-        "",
-        f"    mCurrentFocus={win}",
-        f"    mFocusedApp={record}",
-        f"    mRotation={rot} mDeferredRotationPauseCount=0",
-        f"    mUserRotationMode=USER_ROTATION_{'FREE' if free else 'LOCKED'} "
-        f"mUserRotation=ROTATION_{(int(user) % 4) * 90 if user.isdigit() else 0}",
-        "    mLastOrientation=-1",
+        f"rng={min(w, h)}x{min(w, h) - 63}-{max(w, h)}x{max(w, h) - 63}",
+        "    deferred=false mLayoutNeeded=false" + (
+            f" mTouchExcludeRegion=SkRegion((0,0,{cw},{ch}))" if modern else ""),
     ]
+    if modern:
+        display += [
+            "",
+            f"    mCurrentFocus={win}",
+            f"    mFocusedApp={record}",
+            f"    mRotation={rot} mDeferredRotationPauseCount=0",
+            f"    mUserRotationMode=USER_ROTATION_{'FREE' if free else 'LOCKED'} "
+            f"mUserRotation=ROTATION_{(int(user) % 4) * 90 if user.isdigit() else 0}",
+            "    mLastOrientation=-1",
+        ]
     if what == "displays":
         return "\n".join(display) + "\n"
     windows = [
@@ -77,7 +109,14 @@ def _dumpsys_window(p: Proc, what: str) -> str:
               "    mScreenOnEarly=true mScreenOnFully=true",
               "    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true",
               "    isKeyguardShowing=false"]
-    display = [ln for ln in display if "mCurrentFocus" not in ln and "mFocusedApp" not in ln]
+    if not modern:  # WindowManagerService.dumpWindowsNoHeaderLocked's rotation line
+        windows += [f"  mRotation={rot} mAltOrientation=false",
+                    "  mLastWindowForcedOrientation=-1 mForcedAppOrientation=-1"]
+    main = display.index(header)
+    display = display[:main] + [ln for ln in display[main:]
+                                if "mCurrentFocus" not in ln and "mFocusedApp" not in ln]
+    if not modern:  # WindowManagerService.doDump: policy, display contents, windows
+        return "\n".join(policy + [""] + display + [""] + windows) + "\n"
     return "\n".join(windows + [""] + display + [""] + policy) + "\n"
 
 
@@ -156,8 +195,10 @@ def _dumpsys_battery(p: Proc, rest: list[str]) -> Gen:
               f"  Wireless powered: {str(b.wireless).lower()}"]
     if api >= 33:
         lines.append("  Dock powered: false")
-    lines += ["  Max charging current: 500000", "  Max charging voltage: 5000000",
-              f"  Charge counter: {b.level * 45330}", f"  status: {b.status}",
+    if api >= 24:  # BatteryService prints the charger's limits from Android 7 on
+        lines += ["  Max charging current: 500000", "  Max charging voltage: 5000000",
+                  f"  Charge counter: {b.level * 45330}"]
+    lines += [f"  status: {b.status}",
               f"  health: {b.health}", "  present: true", f"  level: {b.level}",
               "  scale: 100", f"  voltage: {b.voltage}", f"  temperature: {b.temperature}",
               "  technology: Li-ion"]
@@ -216,7 +257,7 @@ def dumpsys(p: Proc) -> Gen:
                   "=true\n  Display Power: state=ON\n")
     elif service == "display":
         w, h = p.model.display_size()
-        rot = int(getattr(p.model.screens, "rotation", 0))
+        rot = p.model.profile.surface_rotation(int(getattr(p.model.screens, "rotation", 0)))
         cw, ch = (h, w) if rot % 2 else (w, h)
         yield out(f"DISPLAY MANAGER (dumpsys display)\n  mDefaultDisplayId=0\n"
                   f"  mBaseDisplayInfo=DisplayInfo{{\"Built-in Screen\", displayId 0, real "

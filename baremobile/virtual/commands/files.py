@@ -118,21 +118,24 @@ def _mode_string(mode: int) -> str:
 
 @command("ls")
 def ls(p: Proc) -> Gen:
-    opts, names = split_opts(p.argv[1:], "laAdR1htrSsFin")
+    opts, names = split_opts(p.argv[1:], "laAdR1htrSsFinL")
     status = 0
     files: list[tuple[str, str]] = []
     dirs: list[tuple[str, str]] = []
     for name in names or ["."]:
         path = p.path(name)
         entry = p.fs.stat(path)
-        if entry is None:
+        link = _link_target(p, name)
+        if link is not None and opts.get("l") and not opts.get("L"):
+            files.append((name, path))  # `ls -l /sdcard` shows the link, not the folder
+        elif entry is None:
             yield err(f"ls: {name}: No such file or directory\n")
             status = 1
         elif entry.is_dir and not opts.get("d"):
             dirs.append((name, path))
         else:
             files.append((name, path))
-    listing: list[str] = [_ls_line(p, name, path, opts) for name, path in files]
+    listing: list[str] = [_ls_line(p, name, path, opts, top=True) for name, path in files]
     if listing:
         yield out("\n".join(listing) + "\n")
     for k, (name, path) in enumerate(dirs):
@@ -149,7 +152,7 @@ def ls(p: Proc) -> Gen:
         if opts.get("a"):
             rows = [(".", path), ("..", posixpath.dirname(path)), *rows]
         lines = [_ls_line(p, n, full, opts) for n, full in rows]
-        if opts.get("l"):
+        if opts.get("l") and not getattr(getattr(p.model, "profile", None), "toolbox", False):
             blocks = sum(math.ceil(e.size / 4096) * 4 for _, full in rows
                          if (e := p.fs.stat(full)) is not None)
             lines.insert(0, f"total {blocks}")
@@ -158,16 +161,48 @@ def ls(p: Proc) -> Gen:
     return status
 
 
-def _ls_line(p: Proc, name: str, path: str, opts: dict[str, str | bool]) -> str:
+#: the links of Android's storage layout (Android 6+: ``/sdcard`` → ``/storage/self/primary``)
+_LINKS = {"/sdcard": "/storage/self/primary", "/mnt/sdcard": "/storage/self/primary",
+          "/storage/self/primary": "/storage/emulated/0"}
+
+
+def _link_target(p: Proc, name: str, path: str | None = None) -> str | None:
+    """Where ``name`` (at ``path``) points when it is one of the storage links (without a
+    trailing slash: with one, the kernel resolves the link and ``ls`` lists the folder)."""
+    if name.endswith("/"):
+        return None
+    raw = path or posixpath.normpath(posixpath.join(p.cwd, name))
+    return _LINKS.get(raw)
+
+
+def _ls_line(p: Proc, name: str, path: str, opts: dict[str, str | bool], *,
+             top: bool = False) -> str:
+    """One ``ls -l`` line: toybox's ``MODE LINKS OWNER GROUP SIZE DATE TIME NAME``, or
+    toolbox's (``listfile_long``: no link count, a size for regular files only, names
+    padded to 8) on a toolbox profile."""
     entry = p.fs.stat(path)
-    if entry is None:
+    link = _link_target(p, name, None if top else path) \
+        if opts.get("l") and not opts.get("L") else None
+    if entry is None and link is None:
         return name
+    is_dir = entry is not None and entry.is_dir and link is None
     if opts.get("F"):
-        name += "/" if entry.is_dir else ("*" if entry.mode & 0o111 else "")
+        name += "/" if is_dir else ("*" if entry and entry.mode & 0o111 else "")
     if not opts.get("l"):
         return name
-    owner, group = _owner(path)
-    stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(entry.mtime))
+    owner, group = _owner(path) if link is None else ("root", "root")
+    mtime = entry.mtime if entry is not None else 1230796800
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(mtime))
+    toolbox = getattr(getattr(p.model, "profile", None), "toolbox", False)
+    if link is not None:
+        mode = "lrwxrwxrwx" if toolbox else "lrw-r--r--"
+        if toolbox:
+            return f"{mode} {owner:<8} {group:<8}          {stamp} {name} -> {link}"
+        return f"{mode} 1 {owner} {group} {len(link)} {stamp} {name} -> {link}"
+    assert entry is not None
+    if toolbox:
+        size = f"{entry.size:>8} " if not entry.is_dir else " " * 9
+        return f"{_mode_string(entry.mode)} {owner:<8} {group:<8} {size}{stamp} {name}"
     links = 2 if entry.is_dir else 1
     return f"{_mode_string(entry.mode)} {links} {owner} {group} {entry.size} {stamp} {name}"
 

@@ -21,22 +21,23 @@ _PRIORITIES = "VDIWEFS"
 
 
 def _format(row: tuple[float, str, str, str, int, Any], fmt: str) -> str:
+    """One line in ``logprint``'s layout for ``fmt`` (tags padded to 8, pids to 5)."""
     t, prio, tag, msg, pid, ev = row
     if fmt == "threadtime" and ev is not None:
         return ev.logcat_line()
     lt = time.localtime(t)
     stamp = time.strftime("%m-%d %H:%M:%S", lt) + f".{int((t % 1) * 1000):03d}"
     if fmt == "brief":
-        return f"{prio}/{tag}({pid:5d}): {msg}"
+        return f"{prio}/{tag:<8}({pid:5d}): {msg}"
     if fmt == "tag":
-        return f"{prio}/{tag}: {msg}"
+        return f"{prio}/{tag:<8}: {msg}"
     if fmt == "raw":
         return msg
     if fmt == "time":
-        return f"{stamp} {prio}/{tag}({pid:5d}): {msg}"
+        return f"{stamp} {prio}/{tag:<8}({pid:5d}): {msg}"
     if fmt == "process":
         return f"{prio}({pid:5d}) {msg}  ({tag})"
-    return f"{stamp} {pid:5d} {pid:5d} {prio} {tag}: {msg}"
+    return f"{stamp} {pid:5d} {pid:5d} {prio} {tag:<8}: {msg}"
 
 
 def _filter(specs: list[str], silent_default: bool) -> Any:
@@ -92,7 +93,7 @@ def logcat(p: Proc) -> Gen:
     time; ``--pid`` (API 24+) keeps one process's lines."""
     args = p.argv[1:]
     dump = clear = silent = False
-    fmt = "threadtime"
+    fmt = "threadtime" if p.api_level >= 24 else "brief"  # the default before Android 7
     tail: int | None = None
     since: float | None = None
     pid: int | None = None

@@ -245,13 +245,25 @@ def pidof(p: Proc) -> Gen:
 
 @command("ps")
 def ps(p: Proc) -> Gen:
-    rows = ["USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME",
-            "root             1     0   10918552  11520 0                   0 S init",
-            "shell         4100     1   10772532   3584 0                   0 S adbd"]
+    """``ps``: toybox's ``USER PID PPID VSZ RSS WCHAN ADDR S NAME`` (``toys/posix/ps.c``:
+    columns padded, wider values overflowing them) — or, on a toolbox profile, toolbox's
+    (``system/core/toolbox/ps.c``: ``VSIZE … PC`` and an unnamed state column before
+    ``NAME``), which takes any argument that is not an option for a name filter: ``ps -A``
+    prints the header alone."""
     with p.model.lock:
         running = sorted(p.model.running.items(), key=lambda kv: kv[1])
-    for name, pid in running:
-        rows.append(f"u0_a123      {pid:5d}   700   14929396 112640 0                   0 S "
-                    f"{name}")
+    procs = [("root", 1, 0, 10918552, 11520, "init"), ("shell", 4100, 1, 10772532, 3584, "adbd"),
+             *(("u0_a123", pid, 700, 14929396, 112640, name) for name, pid in running)]
+    if getattr(getattr(p.model, "profile", None), "toolbox", False):
+        names = [a for a in p.argv[1:] if not a.startswith("-") or a in ("-A", "-e")]
+        if names:  # toolbox: the first non-option argument filters by name
+            procs = [r for r in procs if r[5] == names[0]]
+        rows = ["USER      PID   PPID  VSIZE  RSS   WCHAN              PC  NAME"]
+        rows += [f"{u:<9} {pid:<5} {ppid:<5} {vsz:<6} {rss:<5} "
+                 f"{'SyS_epoll_':>10} {0:016x} S {name}" for u, pid, ppid, vsz, rss, name in procs]
+    else:
+        rows = ["USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME"]
+        rows += [f"{u:<12} {pid:>5} {ppid:>5} {vsz:>7} {rss:>6} {'0':<16} {'0':>4} S {name}"
+                 for u, pid, ppid, vsz, rss, name in procs]
     yield out("".join(r + "\n" for r in rows))
     return 0
