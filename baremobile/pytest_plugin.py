@@ -85,7 +85,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _is_virtual(spec: str) -> bool:
-    return spec == "virtual" or spec.startswith("virtual:")
+    from baremobile.transport.specs import parse_spec
+
+    return parse_spec(spec).kind == "virtual"
 
 
 @pytest.fixture(scope="session")
@@ -103,8 +105,10 @@ def virtual_phone(request: pytest.FixtureRequest, device_spec: str) -> Iterator[
     config = request.config
     marker = request.node.get_closest_marker("scenario")
     scenario = marker.args[0] if marker is not None else config.getoption("baremobile_scenario")
-    if scenario is None and device_spec.startswith("virtual:"):
-        scenario = device_spec.partition(":")[2] or None
+    if scenario is None and _is_virtual(device_spec):
+        from baremobile.transport.specs import parse_spec
+
+        scenario = parse_spec(device_spec).scenario or None  # (virtual:new: the demo)
     api_level = config.getoption("baremobile_api_level")
     while True:  # port 0 picks a free port; keep clear of the emulator ports
         phone = VirtualPhone(scenario, auth="none", api_level=api_level).start()

@@ -66,7 +66,7 @@ def _client(**kw: Any) -> Any:
 
 
 def _fail(exc: BaremobileError, as_json: bool = False) -> int:
-    data = exc.to_dict()
+    data = exc.to_dict(output.CLI_VERBS)
     data["category"] = getattr(exc, "category", None) or "DAEMON"
     return output.print_error(data, as_json=as_json)
 
@@ -86,7 +86,7 @@ def _start(args: argparse.Namespace) -> int:
             except BaremobileError:
                 pass
         with _client(start_args=service.option_args(args)) as client:
-            info = client.request("daemon/status")
+            info = client.request("daemon/status", {"door": "cli"})
     except BaremobileError as exc:
         return _fail(exc)
     print(f"daemon {info['version']} started (pid {info['pid']}) on {info['socket']}; "
@@ -134,14 +134,15 @@ def _wait_gone(path: str, pid: int | None, seconds: float) -> bool:
 def _status(args: argparse.Namespace) -> int:
     try:
         with _client(autostart=False, handshake=False) as client:
-            info = client.request("daemon/status")
+            info = client.request("daemon/status", {"door": "cli"})
     except BaremobileError as exc:
         if exc.code == "DAEMON_UNAVAILABLE":
             if args.json:
                 print(json.dumps({"running": False}))
             else:
-                print("no daemon is running")
-            return 1
+                print("no daemon is running (the session commands start one; so does "
+                      "'baremobile daemon start')")
+            return output.EXIT_CODES["DAEMON"]  # not running: the daemon family, not a bug
         return _fail(exc, args.json)
     if args.json:
         print(json.dumps({"running": True, **info}))
@@ -153,7 +154,8 @@ def _status(args: argparse.Namespace) -> int:
     idle = info.get("idleTimeoutS")
     print(f"stops after {idle:g} s idle" if idle else "never stops by itself")
     for s in info.get("sessions", []):
-        print(f"session {s['sessionId']}: {s['assignedDevice']}")
+        print(f"session {s['sessionId']}: {s['assignedDevice'] or 'no device'}, last used "
+              f"{output.iso_time(s.get('lastUsedAt'))}")
     for d in info.get("devices", []):
         print(f"device {d['device']}: {d['state']}" +
               (f" ({d['session']})" if d.get("session") else ""))

@@ -152,10 +152,9 @@ def _device_spec(device: str, args: argparse.Namespace) -> str:
     if device.startswith(("virtual", "usb", "adb:")):
         return device  # not a serial of that server
     from baremobile.transport.server import parse_server_socket
+    from baremobile.transport.specs import server_spec
 
-    host, port = parse_server_socket(server)
-    shown = f"[{host}]" if ":" in host else host
-    return f"adb:{device}@{shown}:{port}"
+    return server_spec(device, *parse_server_socket(server))
 
 
 # ---------------------------------------------------------------------------------------
@@ -210,7 +209,10 @@ def _run_daemon(args: argparse.Namespace) -> int:
             return _daemon_method(client, args, session)
         tool, arguments, files_dir = tool_request(args)
         params: dict[str, Any] = {"name": tool, "arguments": arguments, "session": session,
-                                  "verbs": output.CLI_VERBS}
+                                  "door": "cli",  # hints in CLI words
+                                  # a named session begins with `open`: a mistyped name
+                                  # claims no device
+                                  "create": session == "default"}
         if files_dir is not None:
             params["filesDir"] = files_dir
         progress = _progress(args, tool, arguments)
@@ -244,33 +246,28 @@ def _daemon_method(client: Any, args: argparse.Namespace, session: str) -> int:
     verb = args.verb
     as_json = bool(args.json)
     if verb == "open":
-        params: dict[str, Any] = {"sessionId": session}
+        params: dict[str, Any] = {"sessionId": session, "door": "cli"}
         if args.device:
             params["device"] = _device_spec(args.device, args)
         elif getattr(args, "adb_server", None):
             params["adbServer"] = args.adb_server
         info = client.request("daemon/openSession", params, timeout_ms=args.timeout_ms)
-        _show(info, as_json, f"session {session}: {info.get('assignedDevice')}"
-              + (f" (serial {info['serial']})" if info.get("serial") else ""))
+        device = info.get("assignedDevice")
+        _show(info, as_json, f"session {session}: {device}"
+              + (f" (serial {info['serial']})" if info.get("serial") not in (None, device)
+                 else ""))
     elif verb == "close":
-        info = client.request("daemon/releaseSession", {"sessionId": session})
+        info = client.request("daemon/releaseSession", {"sessionId": session, "door": "cli"})
         _show(info, as_json, str(info.get("message", "")))
     elif verb == "session":
-        info = client.request("daemon/sessionInfo", {"sessionId": session})
-        _show(info, as_json, "\n".join(f"{k}: {v}" for k, v in info.items()))
+        info = client.request("daemon/sessionInfo", {"sessionId": session, "door": "cli"})
+        _show(info, as_json, output.session_text(info))
     else:  # devices
         method = "daemon/availableDevices" if args.cached else "daemon/refreshDevices"
-        info = client.request(method, {}, timeout_ms=args.timeout_ms)
-        lines = [f"{d['device']:32} {d['state']:9} {d.get('kind', ''):9}"
-                 + (f" via {d['via']}" if d.get("via") else "")
-                 + (f"  model:{d['model']}" if d.get("model") else "")
-                 + (f"  session:{d['session']}" if d.get("session") else "")
-                 + (f"  {d['error']['code']}: {d['error'].get('message', '')}"
-                    if d.get("error") else "") for d in info.get("devices", [])]
-        lines.append(f"{info.get('availableDevices', 0)} idle, "
-                     f"{info.get('assignedDevices', 0)} assigned, "
-                     f"{info.get('errorDevices', 0)} in error")
-        _show(info, as_json, "\n".join(lines))
+        info = client.request(method, {"door": "cli"}, timeout_ms=args.timeout_ms)
+        _show(info, as_json, output.devices_text(info))
+        if not info.get("devices"):
+            return output.EXIT_CODES["DEVICE_UNAVAILABLE"]
     return 0
 
 
@@ -319,7 +316,7 @@ def _local_devices(args: argparse.Namespace) -> int:
                            "via": d.via, "model": d.model} for d in found]))
         return 0 if found else output.EXIT_CODES["DEVICE_UNAVAILABLE"]
     if not found:
-        print("no devices found (try: baremobile virtual, then connect to it)")
+        print(f"no devices found — {output.NO_DEVICES_HINT}")
         return output.EXIT_CODES["DEVICE_UNAVAILABLE"]
     for d in found:
         extra = f"  model:{d.model}" if d.model else ""
