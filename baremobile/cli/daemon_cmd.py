@@ -24,20 +24,35 @@ SKILL = Path(__file__).with_name("SKILL.md")
 def add_commands(sub: Any) -> None:
     from baremobile.daemon.service import add_options
 
-    d = sub.add_parser("daemon", help="the session daemon: start, stop, status")
+    d = sub.add_parser("daemon", help="the session daemon: start, stop, status",
+                       description="The session daemon holds the devices and sessions between "
+                                   "commands (docs/daemon.md). The session commands start it "
+                                   "on demand; it stops after 15 idle minutes.")
     dsub = d.add_subparsers(dest="action", required=True)
-    s = dsub.add_parser("start", help="start it (the session commands also start it on demand)")
+    s = dsub.add_parser("start", help="start it (the session commands also start it on demand)",
+                        description="Start the session daemon in the background (or in this "
+                                    "terminal with --foreground). Options here are its "
+                                    "settings until it stops.")
     add_options(s)
     s.add_argument("--foreground", action="store_true",
                    help="run in this terminal, logging to stderr (Ctrl-C stops it)")
     s.set_defaults(func=_start)
-    s = dsub.add_parser("stop", help="stop it (its sessions end)")
+    s = dsub.add_parser("stop", help="stop it (its sessions end)",
+                        description="Stop the session daemon: its sessions end and their "
+                                    "devices are let go (a daemon that does not answer is "
+                                    "sent SIGTERM, then SIGKILL). Exits 0 when none runs.")
     s.set_defaults(func=_stop)
-    s = dsub.add_parser("status", help="version, uptime, sessions and devices")
-    s.add_argument("--json", action="store_true")
+    s = dsub.add_parser("status", help="version, uptime, sessions and devices",
+                        description="Show the running daemon: version, pid, socket, uptime, "
+                                    "sessions and devices. Exits 9 (the DAEMON family) when "
+                                    "no daemon runs.")
+    s.add_argument("--json", action="store_true", help="print it as one JSON object")
     s.set_defaults(func=_status)
 
-    s = sub.add_parser("skill", help="print the skill file that teaches coding agents the CLI")
+    s = sub.add_parser("skill", help="print the skill file that teaches coding agents the CLI",
+                       description="Print SKILL.md: a skill file that teaches coding agents "
+                                   "(Claude Code and others) the session commands, or "
+                                   "--install it where the agent reads skills.")
     s.add_argument("--install", metavar="DIR", nargs="?", const=".claude/skills",
                    help="write it to DIR/baremobile/SKILL.md instead (default .claude/skills; "
                         "~/.claude/skills for every project)")
