@@ -117,8 +117,9 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     s = verb("call", words=" TOOL [JSON]")
     s.add_argument("tool_name", metavar="TOOL", help="a tool's name (baremobile tools)")
     s.add_argument("arguments", nargs="?", default="{}", help="a JSON object")
+    only = getattr(sub, "only", None)  # the one command being run (the fast path)
     for tool in tools():
-        if tool["command"] not in DAEMON_COMMANDS:
+        if tool["command"] not in DAEMON_COMMANDS and only in (None, tool["command"]):
             add_tool_command(sub, common, tool, func=run, verb=tool["command"])
 
 
