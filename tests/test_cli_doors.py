@@ -189,3 +189,34 @@ def test_connect_reaches_a_device_through_a_named_adb_server(real_adb, phone: Vi
         assert page.serial == f"{serial}@127.0.0.1:{real_adb.port}"
         page.press("back")
     assert phone.events.list("key")[-1]["keycode"] == 4
+
+
+def test_a_sessions_own_phone_is_one_per_session_and_bounded(monkeypatch):
+    import socket
+    import time
+
+    from baremobile.daemon import hub as hub_module
+    from baremobile.daemon.hub import Hub
+    from baremobile.tools.session import NotAllowed
+
+    monkeypatch.setattr(hub_module, "MAX_OWN_PHONES", 1)
+    hub = Hub(discover=False)
+    try:
+        a, b = hub.session("a", create=True), hub.session("b", create=True)
+        key = hub.own_phone(a)
+        assert hub.own_phone(a) == key  # the same phone on every ask
+        with pytest.raises(NotAllowed, match="limit"):
+            hub.own_phone(b)
+        host, port = key.rsplit(":", 1)
+        hub.release_session("a")  # its phone stops and leaves the pool
+        assert hub.pool.get(key) is None
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex((host, int(port))) != 0:
+                    break
+            time.sleep(0.05)
+        else:
+            pytest.fail(f"the released session's phone still listens on {key}")
+        assert hub.own_phone(b) != key
+    finally:
+        hub.close()

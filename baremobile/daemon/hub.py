@@ -45,6 +45,8 @@ DEFAULT_FLOORS_MS: dict[str, int] = {
     "grid_screenshot": 10_000, "launch": 10_000, "open_url": 10_000, "type": 10_000,
     "read_file": 30_000, "push_file": 120_000, "pull_file": 120_000, "install_app": 300_000,
 }
+#: the most virtual phones the daemon runs for sessions at once (``virtual:new``)
+MAX_OWN_PHONES = 16
 #: adb adopts listeners on these ports as emulators: a session's own phone never sits there
 _EMULATOR_PORTS = range(5554, 5587)
 #: a dump's worth, added to waits (their own timeout) and to observing actions
@@ -124,6 +126,7 @@ class Hub:
         #: session → (pool key, phone) of the fresh virtual phone it opened (virtual:new)
         self._own_phones: dict[str, tuple[str, Any]] = {}
         self._phone_numbers = itertools.count(2)
+        self._phone_lock = threading.Lock()
         self._lock = threading.Lock()
         self.started = time.time()
 
@@ -142,20 +145,27 @@ class Hub:
         """The pool key of the session's own virtual phone (``virtual:new``), started in this
         process on first use and stopped when the session is released: each session that
         asks gets a phone of its own, with its own screens and events."""
-        with self._lock:
-            held = self._own_phones.get(state.name)
-        if held is not None:
-            return held[0]
-        from baremobile.virtual import VirtualPhone
+        with self._phone_lock:  # one phone per session, however many calls ask at once
+            with self._lock:
+                held = self._own_phones.get(state.name)
+                running = len(self._own_phones)
+            if held is not None:
+                return held[0]
+            if running >= MAX_OWN_PHONES:
+                raise NotAllowed(f"the daemon already runs {running} virtual phones for "
+                                 "sessions (virtual:new), its limit",
+                                 hint="close a session that is done ({close_session}), or "
+                                      "share one phone: device 'virtual'")
+            from baremobile.virtual import VirtualPhone
 
-        while True:  # a free port, clear of the emulator ports an adb server adopts
-            phone = VirtualPhone(serial=f"vphone-{next(self._phone_numbers):04d}").start()
-            if phone.port not in _EMULATOR_PORTS:
-                break
-            phone.stop()  # pragma: no cover - the OS rarely hands these out
-        key = phone.address
-        with self._lock:
-            self._own_phones[state.name] = (key, phone)
+            while True:  # a free port, clear of the emulator ports an adb server adopts
+                phone = VirtualPhone(serial=f"vphone-{next(self._phone_numbers):04d}").start()
+                if phone.port not in _EMULATOR_PORTS:
+                    break
+                phone.stop()  # pragma: no cover - the OS rarely hands these out
+            key = phone.address
+            with self._lock:
+                self._own_phones[state.name] = (key, phone)
         self.pool.claim(state.name, key)[0].kind = "virtual"
         log.info("session %s: a fresh virtual phone on %s", state.name, key)
         return key
