@@ -26,7 +26,9 @@ Markers ``@pytest.mark.min_api(N)`` / ``@pytest.mark.max_api(N)`` skip a test us
 When a test using ``page`` fails, its report gets a ``baremobile`` section: the path of a
 screenshot taken at the failure and the text of the test's last snapshot (one is taken if
 the test took none), both written to ``test-results/<test>/`` (``--baremobile-results
-DIR`` to choose another folder).
+DIR`` to choose another folder). A baremobile error's traceback stops at the test's own
+line (``--fulltrace`` shows baremobile's frames too), and a device that cannot be reached
+fails the test's setup with one message saying so.
 """
 
 from __future__ import annotations
@@ -85,7 +87,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _is_virtual(spec: str) -> bool:
-    return spec == "virtual" or spec.startswith("virtual:")
+    from baremobile.transport.specs import parse_spec
+
+    return parse_spec(spec).kind == "virtual"
 
 
 @pytest.fixture(scope="session")
@@ -103,8 +107,10 @@ def virtual_phone(request: pytest.FixtureRequest, device_spec: str) -> Iterator[
     config = request.config
     marker = request.node.get_closest_marker("scenario")
     scenario = marker.args[0] if marker is not None else config.getoption("baremobile_scenario")
-    if scenario is None and device_spec.startswith("virtual:"):
-        scenario = device_spec.partition(":")[2] or None
+    if scenario is None and _is_virtual(device_spec):
+        from baremobile.transport.specs import parse_spec
+
+        scenario = parse_spec(device_spec).scenario or None  # (virtual:new: the demo)
     api_level = config.getoption("baremobile_api_level")
     while True:  # port 0 picks a free port; keep clear of the emulator ports
         phone = VirtualPhone(scenario, auth="none", api_level=api_level).start()
@@ -121,13 +127,22 @@ def virtual_phone(request: pytest.FixtureRequest, device_spec: str) -> Iterator[
 def page(request: pytest.FixtureRequest, device_spec: str) -> Iterator[Any]:
     """A connected Page on ``device_spec`` (the test's ``virtual_phone`` for ``virtual``),
     closed after the test. ``min_api`` / ``max_api`` markers are checked here."""
+    from baremobile.errors import BaremobileError
     from baremobile.page import connect
 
-    if _is_virtual(device_spec):
-        phone = request.getfixturevalue("virtual_phone")
-        connected = connect(phone.address, keys=[])
-    else:
-        connected = connect(device_spec)
+    failed = None
+    try:
+        if _is_virtual(device_spec):
+            phone = request.getfixturevalue("virtual_phone")
+            connected = connect(phone.address, keys=[])
+        else:
+            connected = connect(device_spec)
+    except BaremobileError as exc:  # what to do, not the transport's traceback
+        failed = exc
+    if failed is not None:
+        pytest.fail(f"baremobile could not connect to {device_spec!r}: {failed}\n"
+                    "(pick the device with --device SPEC or $BAREMOBILE_DEVICE; 'virtual' "
+                    "needs none)", pytrace=False)
     with connected:
         request.node.stash[_PAGE] = connected
         try:
@@ -146,8 +161,46 @@ def _check_api_level(item: pytest.Item, level: int) -> None:
             pytest.skip(f"needs Android API level <= {marker.args[0]}; the device has {level}")
 
 
+#: baremobile's own source: its frames are left out of a baremobile error's traceback
+_OWN = os.path.realpath(Path(__file__).parent) + os.sep
+
+
+def _short_traceback(call: pytest.CallInfo[None]) -> None:
+    """A baremobile error's traceback ends at the test's own line: the frames inside
+    baremobile say nothing the error's message and hint do not (``--fulltrace`` and
+    ``--pdb`` keep them). The exception itself keeps its whole traceback: the report gets a
+    copy of the chain without baremobile's frames."""
+    excinfo = call.excinfo
+    if excinfo is None or not _is_ours(excinfo.value):
+        return
+    with contextlib.suppress(Exception):  # never fail the run here
+        import types
+
+        frames, tb = [], excinfo.tb
+        while tb is not None:
+            frames.append(tb)
+            tb = tb.tb_next
+        kept = [t for t in frames
+                if not os.path.realpath(t.tb_frame.f_code.co_filename).startswith(_OWN)]
+        if not kept or len(kept) == len(frames):
+            return
+        chain = None
+        for t in reversed(kept):
+            chain = types.TracebackType(chain, t.tb_frame, t.tb_lasti, t.tb_lineno)
+        value = excinfo.value
+        call.excinfo = pytest.ExceptionInfo.from_exc_info((type(value), value, chain))
+
+
+def _is_ours(exc: BaseException) -> bool:
+    from baremobile.errors import BaremobileError
+
+    return isinstance(exc, BaremobileError)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    if not (item.config.getoption("fulltrace", False) or item.config.getoption("usepdb", False)):
+        _short_traceback(call)
     outcome = yield
     report = outcome.get_result()
     if report.when != "call" or not report.failed:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 from baremobile import connect  # noqa: E402
 from baremobile.snapshot import Snapshot, from_xml  # noqa: E402
 from baremobile.snapshot.diff import apply, full_note  # noqa: E402
-from tests.snapshot_helpers import bare_refs, corpus_dir, recall  # noqa: E402
+from tests.snapshot_helpers import bare_refs, corpus_dir, corpus_missing, recall  # noqa: E402
 from tests.verified_flows import FLOWS  # noqa: E402
 
 
@@ -202,7 +202,7 @@ def main() -> int:
     if (root / "dumps").is_dir():
         corpus(count, root)
     else:
-        print(f"no corpus at {root} (set BAREMOBILE_CORPUS): corpus part skipped")
+        print(f"{corpus_missing()}: corpus part skipped")
     return 0
 
 

@@ -19,20 +19,48 @@ from defusedxml import ElementTree as SafeET
 REPO = Path(__file__).resolve().parent.parent
 
 
+def corpus_cache() -> Path:
+    """Where ``benchmarks/fetch_corpus.py`` puts the corpus: ``$BAREMOBILE_CORPUS``, else
+    ``~/.cache/baremobile/corpus`` (``$XDG_CACHE_HOME`` moves ``~/.cache``)."""
+    env = os.environ.get("BAREMOBILE_CORPUS")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "baremobile" / "corpus"
+
+
 def corpus_dir() -> Path:
     """Where the real-dump corpus lives.
 
     ``$BAREMOBILE_CORPUS``, else the first ``shared/corpus`` beside the repository or beside
-    one of its parent folders (the repository is normally checked out next to ``shared/``).
+    one of its parent folders (the repository is normally checked out next to ``shared/``),
+    else the cache ``benchmarks/fetch_corpus.py`` fills (:func:`corpus_cache`).
     """
     env = os.environ.get("BAREMOBILE_CORPUS")
     if env:
         return Path(env)
+    shared = shared_corpus()
+    if (shared / "dumps").is_dir():
+        return shared
+    if (corpus_cache() / "dumps").is_dir():
+        return corpus_cache()
+    return shared
+
+
+def shared_corpus() -> Path:
+    """The first ``shared/corpus`` beside the repository or one of its parent folders."""
     for parent in REPO.parents:
         candidate = parent / "shared" / "corpus"
-        if (candidate / "dumps").is_dir():
+        if candidate.is_dir():
             return candidate
     return REPO.parent / "shared" / "corpus"
+
+
+def corpus_missing() -> str:
+    """Why the corpus tests skip, and how to fill the corpus."""
+    return (f"no corpus at {shared_corpus()} nor in {corpus_cache()}: "
+            "fetch it from its public sources with 'python benchmarks/fetch_corpus.py "
+            "--manifest SOURCES.tsv' (or set BAREMOBILE_CORPUS to a corpus folder)")
 
 
 def corpus_files() -> list[Path]:

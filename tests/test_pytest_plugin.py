@@ -227,3 +227,56 @@ def test_when_another_plugin_has_device_ours_is_baremobile_device(pytester, phon
     result = pytester.runpytest(*QUIET, "-p", "no:xdist", "-p", "browserish",
                                 "--device", "Pixel 7", "--baremobile-device", phone.address)
     result.assert_outcomes(passed=1)
+
+
+def _report_block(lines: list[str], header: str) -> list[str]:
+    """The lines of one test's report, from its ``___ header ___`` line on."""
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == header)
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith(("___", "===")) or "- baremobile -" in lines[i]),
+               len(lines))
+    return lines[start:end]
+
+
+def test_a_stale_ref_fails_in_a_few_lines_before_the_baremobile_section(pytester):
+    """Issue 24: a RefNotFound showed ~55 lines of page.py before the useful section; the
+    traceback now stops at the test's own line (``--fulltrace`` shows everything)."""
+    pytester.makepyfile(
+        """
+        def test_stale(page):
+            page.snapshot()
+            page.tap(99)
+        """
+    )
+    result = pytester.runpytest(*QUIET, "-p", "no:xdist")
+    result.assert_outcomes(failed=1)
+    lines = result.stdout.lines
+    block = _report_block(lines, "test_stale")
+    assert len(block) <= 15, "\n".join(block)
+    text = "\n".join(block)
+    assert "page.tap(99)" in text and "RefNotFound: ref 99" in text
+    assert "take a new snapshot" in text and "baremobile/page.py" not in text
+    assert any("- baremobile -" in line for line in lines)  # the section follows
+    full = pytester.runpytest(*QUIET, "-p", "no:xdist", "--fulltrace")
+    assert "baremobile/page.py" in full.stdout.str()
+
+
+def test_no_device_fails_the_setup_in_a_few_lines(pytester, monkeypatch):
+    """Issue 24: ~70 lines of transport traceback per test when no device answered; now
+    one message saying what failed and what to do."""
+    from tests.conftest import free_port
+
+    pytester.makepyfile(
+        """
+        def test_needs_a_phone(page):
+            page.snapshot()
+        """
+    )
+    port = free_port()  # nothing listens there
+    result = pytester.runpytest(*QUIET, "-p", "no:xdist", "--device", f"127.0.0.1:{port}")
+    result.assert_outcomes(errors=1)
+    block = _report_block(result.stdout.lines, "ERROR at setup of test_needs_a_phone")
+    assert len(block) <= 15, "\n".join(block)
+    text = "\n".join(block)
+    assert f"baremobile could not connect to '127.0.0.1:{port}'" in text
+    assert "--device" in text and "Traceback" not in text and "direct.py" not in text

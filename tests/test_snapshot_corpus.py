@@ -1,7 +1,8 @@
 """Every real dump of the shared corpus: no exception, 100% actionable recall, exact round trip.
 
-The corpus lives at ``$BAREMOBILE_CORPUS`` or ``<repo>/../shared/corpus``; without it these
-tests skip (the only skip in the snapshot suite).
+The corpus lives at ``$BAREMOBILE_CORPUS``, ``<repo>/../shared/corpus`` or the cache that
+``benchmarks/fetch_corpus.py`` fills from the dumps' public sources; without it these tests
+skip, saying how to fetch it (the only skip in the snapshot suite).
 """
 
 from __future__ import annotations
@@ -11,12 +12,10 @@ import random
 import pytest
 
 from baremobile.snapshot import StreamPruner, from_xml, parse, render
-from tests.snapshot_helpers import corpus_dir, corpus_files, recall
+from tests.snapshot_helpers import corpus_dir, corpus_files, corpus_missing, recall
 
 FILES = corpus_files()
-pytestmark = pytest.mark.skipif(
-    not FILES, reason=f"no corpus at {corpus_dir()} (set BAREMOBILE_CORPUS to its folder)"
-)
+pytestmark = pytest.mark.skipif(not FILES, reason=corpus_missing())
 
 
 def _sources() -> dict[str, str]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from baremobile.snapshot import StreamPruner, from_xml
 from baremobile.snapshot.identity import RefTracker
-from tests.snapshot_helpers import corpus_dir, dump, node
+from tests.snapshot_helpers import corpus_dir, corpus_missing, dump, node
 
 FL = "android.widget.FrameLayout"
 LL = "android.widget.LinearLayout"
@@ -257,7 +257,7 @@ def test_thousands_of_identical_refs_stay_cheap():
 CORPUS = corpus_dir() / "dumps"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the corpus is not there")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=corpus_missing())
 def test_consecutive_corpus_screens_of_one_app():
     """109 and 141 are two versions of the same trading screen (another tab chosen): its
     frame keeps its refs, the rows (other stocks) get new ones."""

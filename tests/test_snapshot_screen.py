@@ -7,7 +7,7 @@ import time
 import pytest
 
 from baremobile.snapshot import from_xml, parse, render
-from tests.snapshot_helpers import corpus_dir, dump, node, recall
+from tests.snapshot_helpers import corpus_dir, corpus_missing, dump, node, recall
 
 FL = "android.widget.FrameLayout"
 TV = "android.widget.TextView"
@@ -244,7 +244,7 @@ CORPUS_COVERED = {"027_adipec.xml": (27, 30, 33, 36), "133_adipec.xml": (14, 16,
 
 
 @pytest.mark.skipif(
-    not (corpus_dir() / "dumps" / "027_adipec.xml").exists(), reason="corpus not present"
+    not (corpus_dir() / "dumps" / "027_adipec.xml").exists(), reason=corpus_missing()
 )
 @pytest.mark.parametrize("name", sorted(CORPUS_COVERED))
 def test_corpus_refs_under_gboard_get_an_uncovered_tap_point(name):

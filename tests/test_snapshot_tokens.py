@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from baremobile.snapshot import from_xml
-from tests.snapshot_helpers import bare_refs, corpus_dir, corpus_files
+from tests.snapshot_helpers import bare_refs, corpus_dir, corpus_files, corpus_missing
 
 FILES = corpus_files()
-pytestmark = pytest.mark.skipif(not FILES, reason="the corpus is not there")
+pytestmark = pytest.mark.skipif(not FILES, reason=corpus_missing())
 
 
 def test_bare_refs_get_their_id():

@@ -30,7 +30,7 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CLI_VERBS", "main"]
+__all__ = ["CLI_VERBS", "OTHER_COMMANDS", "build_parser", "command_names", "main"]
 
 
 
@@ -83,7 +83,7 @@ def _interrupt(signum: int, frame: object) -> None:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from baremobile.cli.demo import run_demo
 
-    return run_demo(args.device)
+    return run_demo(args.device or "virtual")
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
@@ -110,27 +110,35 @@ class _OnlyOne:
     """Sub-parsers that build only ``only`` (argparse takes about a millisecond per parser,
     and a session verb must start about as fast as Python: see benchmarks/cli.py)."""
 
-    def __init__(self, sub: object, only: str | None) -> None:
+    def __init__(self, sub: object, only: str | None, built: dict[str, Any]) -> None:
         self.sub = sub
         self.only = only
+        self.built = built
 
     def add_parser(self, name: str, **kwargs: object) -> object:
         if self.only is None or name == self.only:
-            return self.sub.add_parser(name, **kwargs)  # type: ignore[attr-defined]
+            self.built[name] = self.sub.add_parser(name, **kwargs)  # type: ignore[attr-defined]
+            return self.built[name]
         return _Skipped()
 
 
 #: options before the command that take a value (to find the command in argv)
-_VALUED = frozenset({"-H", "-P", "-L", "--session", "--timeout-ms"})
+_VALUED = frozenset({"-H", "-P", "-L", "--session", "--timeout-ms", "-d", "--device"})
+
+#: the commands that are not session commands, with their help
+OTHER_COMMANDS = ("demo", "virtual", "mcp", "daemon", "skill")
 
 
-_OTHER_COMMANDS = ("demo", "virtual", "mcp", "daemon", "skill")
+def command_names() -> list[str]:
+    """Every command word ``baremobile`` knows."""
+    from baremobile.cli.commands import tools
+    from baremobile.cli.session import DAEMON_COMMANDS
+
+    return [*DAEMON_COMMANDS, *(t["command"] for t in tools()), *OTHER_COMMANDS]
 
 
-def _command_in(argv: Sequence[str]) -> str | None:
-    """The command word of ``argv`` (None for help, version, an unknown word, or none)."""
-    from baremobile.cli.session import SCHEMA_COMMANDS, VERBS
-
+def _command_in(argv: list[str]) -> tuple[int, str] | None:
+    """(index, word) of the command word of ``argv`` (None for help, version, or none)."""
     i = 0
     while i < len(argv):
         word = argv[i]
@@ -141,18 +149,39 @@ def _command_in(argv: Sequence[str]) -> str | None:
         elif word.startswith("-"):
             i += 1
         else:
-            known = word in VERBS or word in _OTHER_COMMANDS or \
-                word.replace("-", "_") in SCHEMA_COMMANDS
-            return word if known else None
+            return i, word
     return None
+
+
+def _unknown_command(word: str, known: list[str], as_json: bool) -> int:
+    """One line for a mistyped command, with the closest one (exit status: usage error)."""
+    from baremobile.cli.commands import suggest
+    from baremobile.cli.output import print_error
+
+    close = suggest(word, known)
+    return print_error({
+        "code": "UNKNOWN_COMMAND", "category": "INVALID_ARGUMENT",
+        "message": f"there is no command {word!r}"
+                   + (f"; did you mean 'baremobile {close}'?" if close else ""),
+        "hint": "baremobile --help lists the commands, baremobile tools the tools"},
+        as_json=as_json)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line parser (with ``only``: just that command's sub-parser)."""
+    parser, _ = _build(only)
+    return parser
+
+
+def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
+    """The parser and the sub-parsers it built, by command."""
     from baremobile import __version__
     from baremobile.cli import daemon_cmd, session
 
-    p = argparse.ArgumentParser(prog="baremobile", description="Drive Android devices from agents.")
+    p = argparse.ArgumentParser(
+        prog="baremobile", description="Drive Android devices from agents. Every tool is a "
+        "command (baremobile COMMAND --help says more); errors say what to do.",
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=32))
     p.add_argument("--version", action="version", version=f"baremobile {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     p.add_argument("-H", dest="adb_host", metavar="HOST",
@@ -164,11 +193,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     session.add_common(p, top=True)
     common = argparse.ArgumentParser(add_help=False)
     session.add_common(common, top=False)
+    subs: dict[str, Any] = {}
     sub: Any = _OnlyOne(p.add_subparsers(dest="command", required=True, metavar="COMMAND"),
-                        only)
+                        only, subs)
 
     s = sub.add_parser("demo", help="run a short scripted agent flow on the virtual phone")
-    s.add_argument("-d", "--device", default="virtual", help="device spec (default: virtual)")
+    s.add_argument("-d", "--device", default=argparse.SUPPRESS,
+                   help="device spec (default: virtual)")
     s.set_defaults(func=_cmd_demo)
 
     s = sub.add_parser("virtual", help="run a virtual phone that any adb client can connect to")
@@ -192,7 +223,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "released at exit)")
     s.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP instead of stdio (bound to 127.0.0.1 by default)")
-    s.add_argument("--device", default=None, help="default device for every tool")
+    s.add_argument("-d", "--device", default=argparse.SUPPRESS,
+                   help="default device for every tool")
     s.add_argument("--token-env", default="BAREMOBILE_MCP_TOKEN",
                    help="env var holding the HTTP bearer token (generated when unset)")
     s.add_argument("--prefix", default="", help="tool-name prefix, e.g. android_pixel_")
@@ -227,7 +259,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     session.add_commands(sub, common)
     daemon_cmd.add_commands(sub)
-    return p
+    return p, subs
 
 
 def _adb_server(args: argparse.Namespace) -> str | None:
@@ -251,14 +283,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     from baremobile.cli.output import print_error
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_in(argv))
+    found = _command_in(argv)
+    only = None
+    if found is not None:
+        index, word = found
+        known = command_names()
+        if word not in known and word.replace("_", "-") in known:
+            argv[index] = word = word.replace("_", "-")  # a tool's name works too
+        if word not in known:
+            return _unknown_command(word, known, "--json" in argv)
+        only = word
+    parser, subs = _build(only)
     args, extra = parser.parse_known_args(argv)
     if args.command is None:  # pragma: no cover - the command is required
         parser.error("a command is required")
-    if extra:
-        if getattr(args, "schema_tool", None) is None:
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        args.rest = extra  # a schema-made tool command parses its own options
+    if extra:  # the command's own usage, not the whole program's
+        subs.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.verbose:
         import logging
 

@@ -24,20 +24,35 @@ SKILL = Path(__file__).with_name("SKILL.md")
 def add_commands(sub: Any) -> None:
     from baremobile.daemon.service import add_options
 
-    d = sub.add_parser("daemon", help="the session daemon: start, stop, status")
+    d = sub.add_parser("daemon", help="the session daemon: start, stop, status",
+                       description="The session daemon holds the devices and sessions between "
+                                   "commands (docs/daemon.md). The session commands start it "
+                                   "on demand; it stops after 15 idle minutes.")
     dsub = d.add_subparsers(dest="action", required=True)
-    s = dsub.add_parser("start", help="start it (the session commands also start it on demand)")
+    s = dsub.add_parser("start", help="start it (the session commands also start it on demand)",
+                        description="Start the session daemon in the background (or in this "
+                                    "terminal with --foreground). Options here are its "
+                                    "settings until it stops.")
     add_options(s)
     s.add_argument("--foreground", action="store_true",
                    help="run in this terminal, logging to stderr (Ctrl-C stops it)")
     s.set_defaults(func=_start)
-    s = dsub.add_parser("stop", help="stop it (its sessions end)")
+    s = dsub.add_parser("stop", help="stop it (its sessions end)",
+                        description="Stop the session daemon: its sessions end and their "
+                                    "devices are let go (a daemon that does not answer is "
+                                    "sent SIGTERM, then SIGKILL). Exits 0 when none runs.")
     s.set_defaults(func=_stop)
-    s = dsub.add_parser("status", help="version, uptime, sessions and devices")
-    s.add_argument("--json", action="store_true")
+    s = dsub.add_parser("status", help="version, uptime, sessions and devices",
+                        description="Show the running daemon: version, pid, socket, uptime, "
+                                    "sessions and devices. Exits 9 (the DAEMON family) when "
+                                    "no daemon runs.")
+    s.add_argument("--json", action="store_true", help="print it as one JSON object")
     s.set_defaults(func=_status)
 
-    s = sub.add_parser("skill", help="print the skill file that teaches coding agents the CLI")
+    s = sub.add_parser("skill", help="print the skill file that teaches coding agents the CLI",
+                       description="Print SKILL.md: a skill file that teaches coding agents "
+                                   "(Claude Code and others) the session commands, or "
+                                   "--install it where the agent reads skills.")
     s.add_argument("--install", metavar="DIR", nargs="?", const=".claude/skills",
                    help="write it to DIR/baremobile/SKILL.md instead (default .claude/skills; "
                         "~/.claude/skills for every project)")
@@ -66,7 +81,7 @@ def _client(**kw: Any) -> Any:
 
 
 def _fail(exc: BaremobileError, as_json: bool = False) -> int:
-    data = exc.to_dict()
+    data = exc.to_dict(output.CLI_VERBS)
     data["category"] = getattr(exc, "category", None) or "DAEMON"
     return output.print_error(data, as_json=as_json)
 
@@ -86,7 +101,7 @@ def _start(args: argparse.Namespace) -> int:
             except BaremobileError:
                 pass
         with _client(start_args=service.option_args(args)) as client:
-            info = client.request("daemon/status")
+            info = client.request("daemon/status", {"door": "cli"})
     except BaremobileError as exc:
         return _fail(exc)
     print(f"daemon {info['version']} started (pid {info['pid']}) on {info['socket']}; "
@@ -134,14 +149,15 @@ def _wait_gone(path: str, pid: int | None, seconds: float) -> bool:
 def _status(args: argparse.Namespace) -> int:
     try:
         with _client(autostart=False, handshake=False) as client:
-            info = client.request("daemon/status")
+            info = client.request("daemon/status", {"door": "cli"})
     except BaremobileError as exc:
         if exc.code == "DAEMON_UNAVAILABLE":
             if args.json:
                 print(json.dumps({"running": False}))
             else:
-                print("no daemon is running")
-            return 1
+                print("no daemon is running (the session commands start one; so does "
+                      "'baremobile daemon start')")
+            return output.EXIT_CODES["DAEMON"]  # not running: the daemon family, not a bug
         return _fail(exc, args.json)
     if args.json:
         print(json.dumps({"running": True, **info}))
@@ -153,7 +169,8 @@ def _status(args: argparse.Namespace) -> int:
     idle = info.get("idleTimeoutS")
     print(f"stops after {idle:g} s idle" if idle else "never stops by itself")
     for s in info.get("sessions", []):
-        print(f"session {s['sessionId']}: {s['assignedDevice']}")
+        print(f"session {s['sessionId']}: {s['assignedDevice'] or 'no device'}, last used "
+              f"{output.iso_time(s.get('lastUsedAt'))}")
     for d in info.get("devices", []):
         print(f"device {d['device']}: {d['state']}" +
               (f" ({d['session']})" if d.get("session") else ""))

@@ -21,30 +21,21 @@ import sys
 import time
 from collections.abc import Mapping
 
+from baremobile.errors import vocabulary
+
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CLI_VERBS", "EXIT_CODES", "OUT_DIR", "Progress", "exit_code", "print_error",
-           "print_result", "save_next"]
+__all__ = ["CLI_VERBS", "EXIT_CODES", "NO_DEVICES_HINT", "OUT_DIR", "Progress", "devices_text",
+           "exit_code", "print_error", "iso_time", "print_result", "save_next", "session_text"]
 
 OUT_DIR = ".baremobile"
 
-#: How error hints name other verbs when the CLI shows them (the keys of
-#: :data:`baremobile.errors.PYTHON_VERBS`): the session mode's commands. The daemon is
-#: given it too, so the hints of tool errors name commands, not tools.
-CLI_VERBS: dict[str, str] = {
-    "snapshot": "baremobile snapshot",
-    "last_snapshot": "the last snapshot printed",
-    "back": "baremobile back",
-    "wakeup": "baremobile press wakeup",
-    "screenshot": "baremobile screenshot",
-    "apps": "baremobile list-apps",
-    "devices": "baremobile devices",
-    "pick_device": "-d <serial>",
-    "list_files": "baremobile list-files --path <folder>",
-    "reconnect": "run the command again",
-}
+#: How error hints name other verbs when the CLI shows them: the session mode's commands
+#: (the ``cli`` door of :data:`baremobile.errors.HINT_VERBS`). The daemon renders its
+#: answers to the CLI in the same words (the CLI's requests say ``"door": "cli"``).
+CLI_VERBS: dict[str, str] = vocabulary("cli")
 
 #: exit status per error category (0: success)
 EXIT_CODES: dict[str, int] = {
@@ -186,6 +177,66 @@ def print_result(result: Mapping[str, Any], *, as_json: bool, output: str | None
     if text is not None:
         _say(text)
         _say(f"(saved {saved['snapshot']})", sys.stderr)
+
+
+#: what to do when no device is there (``devices`` with an empty pool or no discovery)
+NO_DEVICES_HINT = ("connect a phone with USB debugging on, start an emulator, or run "
+                   "'baremobile virtual' in another terminal; or open a fresh virtual phone "
+                   "for this session: baremobile open -d virtual:new")
+
+
+def iso_time(ms: Any) -> str:
+    """An epoch-milliseconds time as ISO 8601, in this computer's time zone."""
+    if not isinstance(ms, (int, float)):
+        return "-"
+    from datetime import datetime
+
+    return datetime.fromtimestamp(ms / 1000).astimezone().isoformat(timespec="seconds")
+
+
+def _word(value: Any) -> str:
+    """A value as a person reads it: JSON's words (true, null), plain strings."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def session_text(info: Mapping[str, Any]) -> str:
+    """``baremobile session``: a daemon session's state, for people."""
+    device = info.get("assignedDevice")
+    lines = [f"session {info.get('sessionId')}: "
+             + (f"device {device}" if device else "no device yet (baremobile open -d DEVICE)")
+             + (f" (serial {info['serial']})" if info.get("serial") else "")]
+    others = [d for d in info.get("devices") or () if d != device]
+    if others:
+        lines.append(f"  also holds: {', '.join(others)}")
+    refs = info.get("refs") or 0
+    lines.append(f"  last snapshot: {refs} refs" + (f", app {info['package']}"
+                                                    if info.get("package") else "")
+                 if refs else "  last snapshot: none yet (baremobile snapshot)")
+    lines.append(f"  calls: {info.get('calls', 0)} ({info.get('inFlight', 0)} running); "
+                 f"created {iso_time(info.get('createdAt'))}, last used "
+                 f"{iso_time(info.get('lastUsedAt'))}")
+    settings = info.get("settings") or {}
+    if settings:
+        lines.append("  settings: " + ", ".join(f"{k}={_word(v)}" for k, v in settings.items()
+                                                 if k != "device"))
+    return "\n".join(lines)
+
+
+def devices_text(info: Mapping[str, Any]) -> str:
+    """``baremobile devices``: the daemon's pool, for people (a hint when it is empty)."""
+    devices = info.get("devices") or []
+    if not devices:
+        return f"the pool has no devices — {NO_DEVICES_HINT}"
+    lines = [f"{d['device']:32} {d['state']:9} {d.get('kind', ''):9}"
+             + (f" via {d['via']}" if d.get("via") else "")
+             + (f"  model:{d['model']}" if d.get("model") else "")
+             + (f"  session:{d['session']}" if d.get("session") else "")
+             + (f"  {d['error']['code']}: {d['error'].get('message', '')}"
+                if d.get("error") else "") for d in devices]
+    lines.append(f"{info.get('availableDevices', 0)} idle, "
+                 f"{info.get('assignedDevices', 0)} assigned, "
+                 f"{info.get('errorDevices', 0)} in error")
+    return "\n".join(lines)
 
 
 class Progress:

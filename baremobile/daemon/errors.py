@@ -27,8 +27,8 @@ class DaemonError(BaremobileError):
 
     code = "DAEMON_ERROR"
     category = "DAEMON"
-    default_hint = "see the daemon's log (baremobile daemon status names it), or stop it " \
-                   "with 'baremobile daemon stop'; the next command starts a fresh one"
+    default_hint = "see the daemon's log ({daemon_status} names it), or stop it with " \
+                   "{daemon_stop}; the next command starts a fresh one"
 
 
 class DaemonUnavailable(DaemonError):
@@ -48,7 +48,7 @@ class UnknownMethod(InvalidArgument):
 
     code = "UNKNOWN_METHOD"
     category = "INVALID_ARGUMENT"
-    default_hint = "daemon/methods lists the methods"
+    default_hint = "{list_methods} lists the methods"
 
 
 class SessionNotFound(InvalidArgument):
@@ -56,7 +56,7 @@ class SessionNotFound(InvalidArgument):
 
     code = "SESSION_NOT_FOUND"
     category = "INVALID_ARGUMENT"
-    default_hint = "open it first: baremobile open --session NAME (daemon/openSession)"
+    default_hint = "open it first: {open_session}"
 
 
 class SessionNotOpen(DeviceNotFound):
@@ -64,8 +64,8 @@ class SessionNotOpen(DeviceNotFound):
 
     code = "SESSION_NOT_OPEN"
     category = "DEVICE_UNAVAILABLE"
-    default_hint = "open the session on a device first (baremobile open -d DEVICE; the " \
-                   "daemon/openSession method), or name the device in the call"
+    default_hint = "open the session on a device first ({open_session}), or name the " \
+                   "device ({pick_device})"
 
 
 class NoFreeDevice(DeviceNotFound):
@@ -73,8 +73,8 @@ class NoFreeDevice(DeviceNotFound):
 
     code = "NO_FREE_DEVICE"
     category = "DEVICE_UNAVAILABLE"
-    default_hint = "close a session that is done (baremobile close --session NAME), or " \
-                   "connect another device and run 'baremobile devices'"
+    default_hint = "close a session that is done ({close_session}), or connect another " \
+                   "device and list the pool again ({devices})"
 
 
 class DeviceAssigned(DeviceNotFound):

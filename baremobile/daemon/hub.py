@@ -15,6 +15,7 @@ Tool calls go through :func:`baremobile.tools.call` — the same table and dispa
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import math
 import threading
@@ -24,17 +25,22 @@ from typing import Any
 
 from baremobile.daemon.cancel import Work
 from baremobile.daemon.errors import SessionNotFound, SessionNotOpen
-from baremobile.daemon.pool import Pool, split_server_spec
+from baremobile.daemon.pool import Pool
 from baremobile.daemon.sessions import Policy, SessionState, SessionView, device_key
 from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
 from baremobile.tools.dispatch import call, error_data
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import get, select
+from baremobile.transport.specs import NEW_VIRTUAL
 
 __all__ = ["Hub", "tool_list"]
 
 log = logging.getLogger("baremobile.daemon")
 
+#: the most virtual phones the daemon runs for sessions at once (``virtual:new``)
+MAX_OWN_PHONES = 16
+#: adb adopts listeners on these ports as emulators: a session's own phone never sits there
+_EMULATOR_PORTS = range(5554, 5587)
 #: a dump's worth, added to waits (their own timeout) and to observing actions
 _DUMP_MS = 10_000
 #: codes that say the device itself cannot be reached: it goes to ``error`` in the pool
@@ -79,42 +85,11 @@ def _discover() -> list[dict[str, str]]:
 
 
 def _connect(spec: str | None, **options: Any) -> Any:
-    """Connect ``spec``; ``adb:SERIAL@HOST:PORT`` goes through that host's adb server."""
-    from baremobile.page import Page, connect
+    """Connect ``spec`` (``adb:SERIAL@HOST:PORT`` goes through that host's adb server, as
+    for ``connect()``)."""
+    from baremobile.page import connect
 
-    parsed = split_server_spec(spec or "")
-    if parsed is None:
-        return connect(spec, **options)
-    from baremobile.transport.discovery import server_transport
-    from baremobile.transport.server import AdbServerClient
-
-    serial, host, port = parsed
-    transport = server_transport(serial, client=AdbServerClient(host, port), **options)
-    # two hosts' emulator-5554 are two devices: the page's serial names the host too (the
-    # pages are told apart by serial), while the wire keeps the device's own serial
-    transport.client = _HostClient(host, port, serial)
-    transport.serial = f"{serial}@{host}:{port}"
-    return Page(transport)
-
-
-class _HostClient:
-    """An adb server client for one device of that server, whatever serial it is asked for."""
-
-    def __init__(self, host: str, port: int, serial: str) -> None:
-        from baremobile.transport.server import AdbServerClient
-
-        self._client = AdbServerClient(host, port)
-        self._serial = serial
-        self.host, self.port = host, port
-
-    def open(self, serial: str, service: str, deadline: Any) -> Any:
-        return self._client.open(self._serial, service, deadline)
-
-    def features(self, serial: str) -> Any:
-        return self._client.features(self._serial)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
+    return connect(spec, **options)
 
 
 class Hub:
@@ -141,6 +116,10 @@ class Hub:
         #: the operator's floors over the tool table's (``ToolSpec.floor_ms``)
         self.floors_ms = dict(floors_ms or {})
         self.sessions: dict[str, SessionState] = {}
+        #: session → (pool key, phone) of the fresh virtual phone it opened (virtual:new)
+        self._own_phones: dict[str, tuple[str, Any]] = {}
+        self._phone_numbers = itertools.count(2)
+        self._phone_lock = threading.Lock()
         self._lock = threading.Lock()
         self.started = time.time()
 
@@ -151,13 +130,54 @@ class Hub:
             state = self.sessions.get(name)
             if state is None:
                 if not create:
-                    raise SessionNotFound(f"there is no session {name!r}")
+                    raise SessionNotFound(_no_session(name, list(self.sessions)))
                 state = self.sessions[name] = SessionState(name)
             return state
 
+    def own_phone(self, state: SessionState) -> str:
+        """The pool key of the session's own virtual phone (``virtual:new``), started in this
+        process on first use and stopped when the session is released: each session that
+        asks gets a phone of its own, with its own screens and events."""
+        with self._phone_lock:  # one phone per session, however many calls ask at once
+            with self._lock:
+                held = self._own_phones.get(state.name)
+                running = len(self._own_phones)
+            if held is not None:
+                return held[0]
+            if running >= MAX_OWN_PHONES:
+                raise NotAllowed(f"the daemon already runs {running} virtual phones for "
+                                 "sessions (virtual:new), its limit",
+                                 hint="close a session that is done ({close_session}), or "
+                                      "share one phone: device 'virtual'")
+            from baremobile.virtual import VirtualPhone
+
+            while True:  # a free port, clear of the emulator ports an adb server adopts
+                phone = VirtualPhone(serial=f"vphone-{next(self._phone_numbers):04d}").start()
+                if phone.port not in _EMULATOR_PORTS:
+                    break
+                phone.stop()  # pragma: no cover - the OS rarely hands these out
+            key = phone.address
+            with self._lock:
+                self._own_phones[state.name] = (key, phone)
+        self.pool.claim(state.name, key)[0].kind = "virtual"
+        log.info("session %s: a fresh virtual phone on %s", state.name, key)
+        return key
+
+    def _stop_own_phone(self, name: str) -> None:
+        with self._lock:
+            held = self._own_phones.pop(name, None)
+        if held is not None:
+            key, phone = held
+            self.pool.forget(key)
+            threading.Thread(target=phone.stop, name="baremobile-daemon-phone-stop",
+                             daemon=True).start()
+
     def attach(self, state: SessionState, key: str, *, connect: bool = True) -> Any:
         """Claim device ``key`` for ``state``'s session and return its Page (connected on
-        first use). A claim that fails to connect is given back; the device goes to error."""
+        first use). A claim that fails to connect is given back; the device goes to error.
+        ``virtual:new`` is the session's own virtual phone (:meth:`own_phone`)."""
+        if key == NEW_VIRTUAL:
+            key = self.own_phone(state)
         _, fresh = self.pool.claim(state.name, key)
         if state.options.device is None:
             state.options.device = key  # the first device a session touches is its own
@@ -208,6 +228,8 @@ class Hub:
             if key == "auto":
                 raise InvalidArgument("open -d auto: name a device, or leave -d out to get "
                                       "a free one from the pool")
+            if key == NEW_VIRTUAL:
+                key = self.own_phone(state)
             self.attach(state, key)
             state.options.device = key
             return self.session_info(name)
@@ -241,6 +263,7 @@ class Hub:
             if page is not None:
                 self.pages.forget(page)
                 _close_soon(page)  # its refs go with it; the next session reconnects
+        self._stop_own_phone(name)
         if state is None and not freed:
             return {"message": f"Session {name} already released or never existed",
                     "alreadyReleased": True}
@@ -317,10 +340,11 @@ class Hub:
         return floor
 
     def call_tool(self, session: str, name: Any, arguments: Any, policy: Policy,
-                  work: Work | None = None) -> dict[str, Any]:
-        """Run one tool in ``session`` (created on first use) and answer with its result
-        (``{"ok": …}``, never raising for the tool's failure)."""
-        state = self.session(session, create=True)
+                  work: Work | None = None, *, create: bool = True) -> dict[str, Any]:
+        """Run one tool in ``session`` (created on first use, unless ``create`` is false:
+        then ``SESSION_NOT_FOUND``) and answer with its result (``{"ok": …}``, never raising
+        for the tool's failure)."""
+        state = self.session(session, create=create)
         view = SessionView(self, state, policy)
         with view.request():
             def run() -> dict[str, Any]:
@@ -345,6 +369,9 @@ class Hub:
         longer than ``wait`` seconds)."""
         with self._lock:
             self.sessions.clear()
+            own = list(self._own_phones)
+        for name in own:
+            self._stop_own_phone(name)
         done = threading.Thread(target=self.pages.close, name="baremobile-daemon-close",
                                 daemon=True)
         done.start()
@@ -358,6 +385,17 @@ def _check_name(name: Any) -> None:
     if not isinstance(name, str) or not 0 < len(name) <= 100 or not set(name) <= _NAME_CHARS:
         raise InvalidArgument(f"a session name is 1-100 letters, digits or _ . - @ :, not "
                               f"{name!r}", hint="e.g. --session agent1")
+
+
+def _no_session(name: str, names: list[str]) -> str:
+    """The message for a session that does not exist: the open ones, the closest first."""
+    import difflib
+
+    if not names:
+        return f"there is no session {name!r} (none is open)"
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return (f"there is no session {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+            + f" (open: {', '.join(sorted(names))})")
 
 
 def _close_soon(page: Any) -> None:

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from baremobile.daemon import protocol as proto
 from baremobile.daemon.cancel import Work
-from baremobile.errors import BaremobileError
+from baremobile.errors import DOORS, BaremobileError, vocabulary
 from baremobile.tools.dispatch import error_data
 
 if TYPE_CHECKING:
     from baremobile.daemon.server import Connection
 
-__all__ = ["Deadlines", "Pending", "failure_for", "progress_sender"]
+__all__ = ["Deadlines", "Pending", "door_of", "failure_for", "progress_sender"]
 
 log = logging.getLogger("baremobile.daemon")
 
@@ -50,7 +50,7 @@ class Pending:
         return True
 
     def fail(self, exc: BaseException) -> bool:
-        return self.answer(failure_for(self.req.id, exc))
+        return self.answer(failure_for(self.req.id, exc, self.req.params))
 
     def cancel(self, reason: str, code: str = "CANCELLED") -> None:
         """Answer with ``code`` (if still unanswered) and stop the device work."""
@@ -68,12 +68,20 @@ _CANCEL_HINTS = {
 }
 
 
-def failure_for(request_id: Any, exc: BaseException) -> dict[str, Any]:
+def door_of(params: Any) -> str:
+    """The front door a request speaks for (``params.door``: ``cli``, ``tools``, ``python``),
+    whose words its errors' hints use; else the daemon protocol's own (method names)."""
+    door = params.get("door") if isinstance(params, dict) else None
+    return door if door in DOORS else "daemon"
+
+
+def failure_for(request_id: Any, exc: BaseException, params: Any = None) -> dict[str, Any]:
     """The failure response for ``exc``: the protocol's own faults, typed errors with their
-    code, hint and category, anything else as an internal error (logged)."""
+    code, hint (in the words of the request's door: :func:`door_of`) and category, anything
+    else as an internal error (logged)."""
     if isinstance(exc, proto.ProtocolFault):
         return proto.failure(request_id, exc.code, exc.message, exc.hint, "INVALID_ARGUMENT")
-    data = error_data(exc)
+    data = error_data(exc, vocabulary(door_of(params)))
     category = getattr(exc, "category", None) or data["category"]
     if not isinstance(exc, BaremobileError):
         log.error("request %r failed", request_id, exc_info=exc)

@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     groups = operator_groups(args)  # eval: the daemon must allow it too (--allow-eval)
     given = getattr(args, "session", None) or os.environ.get("BAREMOBILE_SESSION", "").strip()
     session = given or f"mcp-{os.getpid()}"
-    limits: dict[str, Any] = {"prefix": prefix,
+    limits: dict[str, Any] = {"prefix": prefix, "door": "tools",
                               "allowScenarios": bool(getattr(args, "allow_scenarios", False))}
     if getattr(args, "files_dir", None):
         limits["filesDir"] = os.path.abspath(args.files_dir)

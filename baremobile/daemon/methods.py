@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from baremobile.daemon.hub import tool_list
-from baremobile.daemon.inflight import Pending, progress_sender
+from baremobile.daemon.inflight import Pending, door_of, progress_sender
 from baremobile.daemon.sessions import Policy
-from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.errors import BaremobileError, InvalidArgument, vocabulary
 from baremobile.tools.dispatch import tool_verbs
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.progress import reporting
@@ -128,23 +128,25 @@ def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> An
 
 
 def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending) -> Any:
-    """Run a tool in a session; a tool's failure is the response's error (reworded in the
-    client's vocabulary when it sent one: ``params.verbs``)."""
+    """Run a tool in a session; a tool's failure is the response's error (its hint in the
+    words of the client's door, ``params.door``). ``params.create`` false: the session must
+    exist already (the CLI's named sessions begin with ``open``)."""
     name = params.get("name")
     if not isinstance(name, str):
         raise InvalidArgument("tools/call needs params.name (a tool name)",
-                              hint="tools/list lists them")
+                              hint="{list_tools} lists them")
     arguments = params.get("arguments", {})
     session = _session_param(params)
     policy = _policy(params)
+    create = params.get("create", True) is not False
     with reporting(progress_sender(pending) if params.get("progress") is True else None):
-        result = server.hub.call_tool(session, name, arguments, policy)
+        result = server.hub.call_tool(session, name, arguments, policy, create=create)
     if result.get("ok"):
         return result
     err = dict(result.get("error", {}))
-    verbs = params.get("verbs")
-    if isinstance(verbs, dict) and isinstance(err.get("hint"), str):
-        err["hint"] = _reword(err["hint"], verbs, policy.prefix)
+    door = door_of(params)
+    if door != "tools" and isinstance(err.get("hint"), str):
+        err["hint"] = _reword(err["hint"], vocabulary(door), policy.prefix)
     raise _ToolFailed(err, result.get("tool", name))
 
 
@@ -193,8 +195,8 @@ METHODS: dict[str, Method] = {
 
 def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
     """A tool error's hint in the client's words: the dispatcher names other verbs as tools
-    (``the snapshot tool``); a client that sent its vocabulary (the CLI: ``baremobile
-    snapshot``) gets them in its own."""
+    (``the snapshot tool``); a client at another door (the CLI: ``baremobile snapshot``)
+    gets them in its own."""
     for key, phrase in tool_verbs(prefix).items():
         mine = verbs.get(key)
         if isinstance(mine, str) and phrase in hint:

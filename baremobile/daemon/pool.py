@@ -25,26 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.daemon.errors import DeviceAssigned, NoFreeDevice
+from baremobile.transport.specs import parse_spec, server_spec
 
 __all__ = ["Pool", "PoolDevice", "server_spec", "split_server_spec"]
 
 
-def server_spec(serial: str, host: str, port: int) -> str:
-    """The pool's name for ``serial`` on the adb server at ``host:port``."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"adb:{serial}@{shown}:{port}"
-
-
 def split_server_spec(spec: str) -> tuple[str, str, int] | None:
     """``adb:SERIAL@HOST:PORT`` → (serial, host, port); None for any other spec."""
-    if not spec.startswith("adb:") or "@" not in spec:
-        return None
-    serial, _, where = spec[4:].rpartition("@")
-    host, _, port = where.rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not serial or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        return None
-    return serial, host, int(port)
+    parsed = parse_spec(spec)
+    server = parsed.server
+    return (parsed.serial, *server) if server is not None else None
 
 
 @dataclass
@@ -133,9 +123,8 @@ class Pool:
             if dev.session is not None and dev.session != session:
                 raise DeviceAssigned(
                     f"{spec} is assigned to session {dev.session!r}",
-                    hint=f"use that session (--session {dev.session}), pick another device "
-                         "(baremobile devices), or release it: baremobile close --session "
-                         f"{dev.session}")
+                    hint="use that session, pick another device ({devices}), or release "
+                         f"session {dev.session!r} ({{close_session}})")
             fresh = dev.session is None
             dev.session = session
             return dev, fresh
@@ -157,9 +146,10 @@ class Pool:
         if not devices:
             where = f" on the adb server {server[0]}:{server[1]}" if server else ""
             return NoFreeDevice(f"the pool has no devices{where}",
-                                hint="connect a device (or start an emulator), then run "
-                                     "'baremobile devices'; or name one: "
-                                     "baremobile open -d HOST:PORT (or -d virtual)")
+                                hint="connect a device (or start an emulator), then list "
+                                     "the pool again ({devices}); or name one "
+                                     "({pick_device}: a serial, host:port, or virtual:new "
+                                     "for a fresh virtual phone)")
         held = [f"{d.spec} (session {d.session})" for d in devices if d.state == "assigned"]
         broken = [f"{d.spec} ({(d.error or {}).get('code', 'error')})" for d in devices
                   if d.state == "error"]
@@ -178,6 +168,11 @@ class Pool:
             for d in freed:
                 d.session = None
             return [d.spec for d in freed]
+
+    def forget(self, spec: str) -> None:
+        """Drop ``spec`` from the pool (a session's own virtual phone, stopped)."""
+        with self._lock:
+            self._devices.pop(spec, None)
 
     # -- health -----------------------------------------------------------------------
     def mark_error(self, spec: str, error: dict[str, str]) -> None:

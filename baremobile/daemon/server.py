@@ -390,7 +390,7 @@ class DaemonServer:
             try:
                 conn.send(proto.success(req.id, method.handler(self, req.params, conn)))
             except Exception as exc:
-                conn.send(failure_for(req.id, exc))
+                conn.send(failure_for(req.id, exc, req.params))
             return
         work = Work(f"{req.method} {req.id!r}")
         pending = self._register(conn, req, work)
@@ -431,7 +431,7 @@ class DaemonServer:
             result = pending.work.run(lambda: method.handler(self, req.params, pending))
             message = proto.success(req.id, result)
         except Exception as exc:
-            message = failure_for(req.id, exc)
+            message = failure_for(req.id, exc, req.params)
         if not pending.answer(message):
             log.warning("%s %r completed after its request was already answered (%s); "
                         "result dropped", req.method, req.id, pending.work.cancelled)

@@ -21,6 +21,7 @@ from typing import Any
 from baremobile.errors import BaremobileError
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
+from baremobile.transport.specs import NEW_VIRTUAL
 
 __all__ = ["Policy", "SessionState", "SessionView", "device_key"]
 
@@ -83,6 +84,8 @@ class SessionView(Session):
         if spec is None:  # a session's first call: the one free device it may use, if any
             spec = self.hub.adopt(self.state, self._may_use)
         key = self.check_allowed(spec)
+        if key == NEW_VIRTUAL:  # the session's own virtual phone
+            key = self.hub.own_phone(self.state)
         self.used = key
         return self.hub.attach(self.state, key)
 
@@ -106,6 +109,8 @@ class SessionView(Session):
         device = changes.get("device")
         if isinstance(device, str) and device.strip():
             key = self.check_allowed(device)
+            if key == NEW_VIRTUAL:
+                key = self.hub.own_phone(self.state)
             self.hub.attach(self.state, key, connect=False)  # claim it, or DEVICE_ASSIGNED
             changes["device"] = key
         return super().configure(**changes)

@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from baremobile.errors import BaremobileError, InvalidArgument, PageClosed
+from baremobile.errors import BaremobileError, InvalidArgument, PageClosed, vocabulary
 from baremobile.tools import hostfiles
 from baremobile.tools import spec as _spec
 from baremobile.tools.session import Options, Session, files_root
@@ -110,20 +110,8 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
 
 def tool_verbs(prefix: str = "") -> dict[str, str]:
     """How hints name other verbs when a model calls tools named ``prefix + name``
-    (the keys of :data:`baremobile.errors.PYTHON_VERBS`)."""
-    p = prefix
-    return {
-        "snapshot": f"the {p}snapshot tool",
-        "last_snapshot": f"the last {p}snapshot result",
-        "back": f"the {p}back tool",
-        "wakeup": f"the {p}press tool with key 'wakeup'",
-        "screenshot": f"the {p}screenshot tool",
-        "apps": f"the {p}list_apps tool",
-        "devices": f"the {p}devices tool",
-        "pick_device": f"pass device='<serial>' (or set it once with {p}configure)",
-        "list_files": f"the {p}list_files tool",
-        "reconnect": "call again: the next call connects afresh",
-    }
+    (:func:`baremobile.errors.vocabulary` of the ``tools`` door)."""
+    return vocabulary("tools", prefix)
 
 
 def _category(exc: BaremobileError) -> str:

@@ -48,6 +48,7 @@ from baremobile.errors import (
     MultipleDevices,
 )
 from baremobile.transport.base import check_text
+from baremobile.transport.specs import NEW_VIRTUAL, parse_host_port, parse_spec
 
 __all__ = ["NotAllowed", "Options", "Session", "SessionClosed"]
 
@@ -117,7 +118,7 @@ def files_root(value: str | os.PathLike[str] | None) -> str | None:
 
 
 def _is_virtual(key: str) -> bool:
-    return key == "virtual" or key.startswith("virtual:")
+    return parse_spec(key).kind == "virtual"
 
 
 class Session:
@@ -191,22 +192,24 @@ class Session:
 
     @staticmethod
     def _key(spec: str | None) -> str:
-        """The spec as the session files it: ``auto``, ``virtual``, ``virtual:<real path>``,
-        or the spec itself."""
+        """The spec as the session files it: ``auto``, ``virtual``, ``virtual:new``,
+        ``virtual:<real path>``, or the spec itself."""
         spec = (spec or "").strip()
         check_text("the device spec", spec)
-        if not spec or spec == "auto":
+        parsed = parse_spec(spec)
+        if parsed.kind == "auto":
             return "auto"
-        if spec in ("virtual", "virtual:"):
-            return "virtual"
-        if spec.startswith("virtual:"):
-            return "virtual:" + os.path.realpath(spec[len("virtual:"):])
+        if parsed.kind == "virtual":
+            if parsed.fresh:
+                return NEW_VIRTUAL
+            return "virtual:" + os.path.realpath(parsed.scenario) if parsed.scenario \
+                else "virtual"
         return spec
 
     def check_allowed(self, spec: str | None) -> str:
         """The session key of ``spec``, or :class:`NotAllowed` if the operator forbade it."""
         key = self._key(spec)
-        if key in ("auto", "virtual") or key == self._operator_device:
+        if key in ("auto", "virtual", NEW_VIRTUAL) or key == self._operator_device:
             return key
         if key.startswith("virtual:"):
             if self.allow_scenarios or (self.allow_devices is not None
@@ -273,8 +276,6 @@ class Session:
 
     def _predict_serial(self, key: str) -> str | None:
         """The serial ``key`` will connect to, when that is known without connecting."""
-        from baremobile.transport.discovery import parse_host_port
-
         if _is_virtual(key):
             return None  # every in-process phone has a serial of its own
         if key == "auto":

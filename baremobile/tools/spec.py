@@ -75,6 +75,18 @@ class ToolSpec:
     waits: str | None = None
     waits_default: float | str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)  #: more schema keywords
+    image: bool = False  #: answers with an image (the CLI saves it; ``-o PATH``)
+    #: The CLI command's name (default: the name with dashes, ``list_apps`` → ``list-apps``).
+    cli: str = ""
+    #: The CLI command's positional words, in order: parameter names (``"text"``), ``?`` for
+    #: optional ones, ``"ref?"`` a leading ref (a whole number), ``"selector.FIELD?"`` a field
+    #: of the selector. Every parameter is a flag as well (``--path``); see docs/cli.md.
+    cli_args: tuple[str, ...] = ()
+
+    @property
+    def command(self) -> str:
+        """The CLI command that calls this tool."""
+        return self.cli or self.name.replace("_", "-")
 
     def parameters(self, *, device: bool = True) -> dict[str, Any]:
         """The JSON schema of the arguments (an object schema, draft 2020-12 subset)."""
@@ -512,6 +524,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "links, switches and checkboxes.",
         {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"]},
         _tap, acts=True, returns=_ACT,
+        cli_args=("ref?",),
     ),
     ToolSpec(
         "type",
@@ -526,6 +539,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "submit": {"type": "boolean", "description": "press Enter after typing (default false)"}},
         _type, required=("text",), acts=True, returns=_ACT,
         floor_ms=10_000,
+        cli_args=("ref?", "text"),
     ),
     ToolSpec(
         "press",
@@ -533,6 +547,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "power, or an Android keycode number.",
         {"key": PARAMS["key"]},
         _press, required=("key",), acts=True, returns=_ACT,
+        cli_args=("key",),
     ),
     ToolSpec(
         "scroll",
@@ -544,6 +559,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "amount": {"type": "number", "minimum": 0.05, "maximum": 1,
                     "description": "fraction of the element's size to move (default 0.6)"}},
         _scroll, required=("direction",), acts=True, returns=_ACT,
+        cli_args=("ref?", "direction"),
     ),
     ToolSpec(
         "swipe",
@@ -553,6 +569,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "x2": _p("x", "end x"), "y2": _p("y", "end y"),
          "ms": _p("ms", "duration in ms (default 300)")},
         _swipe, required=("x1", "y1", "x2", "y2"), acts=True, returns=_ACT,
+        cli_args=("x1", "y1", "x2", "y2"),
     ),
     ToolSpec(
         "long_press",
@@ -561,6 +578,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"],
          "ms": _p("ms", "how long to hold in ms (default 1000)")},
         _long_press, acts=True, returns=_ACT,
+        cli_args=("ref?",),
     ),
     ToolSpec(
         "launch",
@@ -572,6 +590,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                                   "case, or the one app whose name contains it)"}},
         verbs.launch, acts=True, returns=_ACT + " Also 'package'.",
         floor_ms=10_000,
+        cli_args=("package?",),
     ),
     ToolSpec(
         "open_url",
@@ -580,6 +599,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"uri": PARAMS["uri"]},
         _open_url, required=("uri",), acts=True, open_world=True, returns=_ACT,
         floor_ms=10_000,
+        cli_args=("uri",),
     ),
     ToolSpec(
         "back",
@@ -597,6 +617,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "maps, games, canvas content); act with snapshot refs where you can.",
         {}, _screenshot, read_only=True, returns="a PNG image of the screen.",
         floor_ms=10_000,
+        image=True,
     ),
     ToolSpec(
         "find",
@@ -608,6 +629,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "(a plain label has ref null and 'inside_ref': the ref of the row or button "
                 "it sits in), and 'count'.",
         floor_ms=10_000,
+        cli_args=("selector.text_contains?",),
     ),
     ToolSpec(
         "wait_for",
@@ -620,6 +642,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         verbs.wait_for, required=("selector",), read_only=True,
         returns="'match': the element {ref, role, text, desc, bounds} (nothing when gone).",
         waits="timeout", waits_default="session",
+        cli="wait-for-element",
     ),
     ToolSpec(
         "scroll_until",
@@ -659,6 +682,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _wait_for_text, required=("text",), read_only=True,
         returns="the snapshot in which the text appeared.",
         waits="timeout", waits_default="session",
+        cli="wait-for", cli_args=("text",),
     ),
     ToolSpec(
         "wait_stable",
@@ -726,16 +750,19 @@ TOOLS: tuple[ToolSpec, ...] = (
                        "description": "keep the app's data and cache (pm uninstall -k)"}},
         verbs.uninstall_app, required=("package",), group="apps", acts=True, destructive=True,
         returns="'done' and pm's output.",
+        cli_args=("package",),
     ),
     ToolSpec(
         "stop_app", "Force-stop an app (it closes; its data stays).",
         {"package": PARAMS["package"]}, _stop_app, required=("package",), group="apps",
         acts=True, returns=_ACT,
+        cli_args=("package",),
     ),
     ToolSpec(
         "clear_app_data", "Erase an app's data and cache, as if freshly installed.",
         {"package": PARAMS["package"]}, _clear_app_data, required=("package",),
         group="apps", acts=True, destructive=True, returns=_ACT,
+        cli_args=("package",),
     ),
     ToolSpec(
         "grant_permission",
@@ -744,6 +771,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "permission": {"type": "string", "minLength": 1,
                         "description": "permission name, e.g. android.permission.CAMERA"}},
         _grant, required=("package", "permission"), group="apps", returns=_ACT,
+        cli_args=("package", "permission"),
     ),
     ToolSpec(
         "revoke_permission", "Take a runtime permission away from an app.",
@@ -752,6 +780,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                         "description": "permission name, e.g. android.permission.CAMERA"}},
         _revoke, required=("package", "permission"), group="apps", destructive=True,
         returns=_ACT,
+        cli_args=("package", "permission"),
     ),
     ToolSpec(
         "install_app",
@@ -765,6 +794,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _install, required=("apk",), group="apps", destructive=True, host_paths=("apk",),
         returns="'done' and pm's output.",
         floor_ms=300_000,
+        cli="install", cli_args=("apk",),
     ),
     # -- files -------------------------------------------------------------------------
     ToolSpec(
@@ -779,6 +809,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         verbs.list_files, required=("path",), group="files", read_only=True,
         returns="'entries': [{name, type, size, modified (device time), mode}], 'total', "
                 "'has_more'.",
+        cli_args=("path",),
     ),
     ToolSpec(
         "delete_file", "Delete a file on the device (a folder only with recursive=true).",
@@ -786,12 +817,14 @@ TOOLS: tuple[ToolSpec, ...] = (
          "recursive": {"type": "boolean",
                        "description": "delete a folder with everything in it (default false)"}},
         verbs.delete_file, required=("path",), group="files", destructive=True, returns=_ACT,
+        cli_args=("path",),
     ),
     ToolSpec(
         "append_file", "Add text at the end of a file on the device (created if missing).",
         {"path": PARAMS["path"], "text": _p("text", "what to add (UTF-8)")},
         verbs.append_file, required=("path", "text"), group="files", destructive=True,
         returns=_ACT + " Also the file's new 'size'.",
+        cli_args=("path", "text"),
     ),
     ToolSpec(
         "read_file", "Read a file on the device (or a part of it).",
@@ -805,11 +838,13 @@ TOOLS: tuple[ToolSpec, ...] = (
         returns="the content as text (UTF-8) or base64, its 'size', and when cut "
                 "'truncated', 'next_offset' and a note.",
         floor_ms=30_000,
+        cli_args=("path",),
     ),
     ToolSpec(
         "write_file", "Write text to a file on the device (replacing it).",
         {"path": PARAMS["path"], "text": _p("text", "the file's new content")},
         _write_file, required=("path", "text"), group="files", destructive=True, returns=_ACT,
+        cli_args=("path", "text"),
     ),
     ToolSpec(
         "push_file",
@@ -822,6 +857,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         host_paths=("local_path",),
         returns=_ACT,
         floor_ms=120_000,
+        cli="push", cli_args=("local_path", "path"),
     ),
     ToolSpec(
         "pull_file",
@@ -837,6 +873,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         host_paths=("local_path",),
         returns=_ACT,
         floor_ms=120_000,
+        cli="pull", cli_args=("path", "local_path?"),
     ),
     # -- logs --------------------------------------------------------------------------
     ToolSpec(
@@ -886,7 +923,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                                        "reverse_landscape", "auto"],
                               "description": "how to turn the screen"}},
              verbs.rotate, required=("orientation",), group="system", acts=True,
-             returns=_ACT + " Also the 'orientation' now."),
+             returns=_ACT + " Also the 'orientation' now.", cli_args=("orientation",)),
     ToolSpec("get_clipboard",
              "Read the clipboard's text. Stock Android does not allow this over ADB (only "
              "apps may read it): expect UNSUPPORTED with the device's answer.",
@@ -896,7 +933,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Put text on the clipboard. Stock Android does not allow this over ADB (only "
              "apps may set it): expect UNSUPPORTED; type the text with 'type' instead.",
              {"text": _p("text", "the clipboard's new text")}, verbs.set_clipboard,
-             required=("text",), group="system", returns=_ACT),
+             required=("text",), group="system", returns=_ACT, cli_args=("text",)),
     # -- vision ------------------------------------------------------------------------
     ToolSpec(
         "grid_screenshot",
@@ -909,6 +946,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _grid_screenshot, group="vision", read_only=True,
         returns="a PNG with the grid, and the grid's size.",
         floor_ms=10_000,
+        image=True,
     ),
     ToolSpec(
         "tap_grid",
@@ -921,6 +959,7 @@ TOOLS: tuple[ToolSpec, ...] = (
          "cols": {"type": "integer", "minimum": 2, "maximum": 26,
                   "description": "grid columns (default 6)"}},
         _tap_grid, required=("cell",), group="vision", acts=True, returns=_ACT,
+        cli_args=("cell",),
     ),
     ToolSpec(
         "annotated_screenshot",
@@ -930,6 +969,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _annotated_screenshot, group="vision", read_only=True,
         returns="a PNG with numbered boxes and the snapshot they match.",
         floor_ms=10_000,
+        image=True,
     ),
     # -- gestures ----------------------------------------------------------------------
     ToolSpec(
@@ -1008,6 +1048,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         returns="'value': the expression's value as JSON data (or, when that is longer "
                 "than max_chars, 'text': the JSON cut, with 'truncated').",
         waits="timeout", waits_default=10.0,
+        cli_args=("expression",),
     ),
     # -- batches -----------------------------------------------------------------------
     ToolSpec(

@@ -1,23 +1,12 @@
 """Finding devices and turning a device spec into a :class:`Transport`.
 
-Device specs (``connect(device=...)``):
-
-============================  =============================================================
-``None`` / ``"auto"``         ``$ANDROID_SERIAL`` if set; else the adb server's devices if
-                              one answers; else local emulator adbd ports (5555–5585, odd,
-                              or ``$BAREMOBILE_EMULATOR_PORTS``) that answer the ADB
-                              handshake; else USB — plus the virtual phones
-                              ``baremobile virtual`` announced (:mod:`.registry`). Exactly
-                              one ready device is required.
-``"host:port"``               adbd directly over TCP (``adb tcpip``, emulators, the
-                              virtual phone). A TLS-only wireless-debugging port is
-                              reached through the adb server when it knows the serial.
-``"usb"`` / ``"usb:SERIAL"``  adbd directly over USB (``[usb]`` extra).
-``"virtual"``                 start the built-in virtual phone in this process.
-``"virtual:FILE.yaml"``       … with your own scenario.
-``"adb:SERIAL"``              force the adb-server route (e.g. ``adb:10.0.0.5:5555``).
-any other string              a serial (``emulator-5554``, ``R58M…``) through the adb server.
-============================  =============================================================
+Device specs are parsed by :mod:`baremobile.transport.specs` (the one parser every front
+door uses; its table lists the forms). ``None`` / ``"auto"`` means ``$ANDROID_SERIAL`` if
+set; else the adb server's devices if one answers; else local emulator adbd ports
+(5555–5585, odd, or ``$BAREMOBILE_EMULATOR_PORTS``) that answer the ADB handshake; else USB
+— plus the virtual phones ``baremobile virtual`` announced (:mod:`.registry`). Exactly one
+ready device is required. A ``"host:port"`` that is a TLS-only wireless-debugging port is
+reached through the adb server when it knows the serial.
 
 Emulator ports are probed as adb probes them: a listener counts as a device only when it
 answers our ``CNXN`` with an ADB message (``CNXN``, ``AUTH`` or ``STLS``) within a short
@@ -30,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import socket
 import struct
 import time
@@ -50,6 +38,7 @@ from baremobile.errors import (
 from baremobile.transport.base import Transport, check_text
 from baremobile.transport.direct import DirectTransport
 from baremobile.transport.server import AdbServerClient, ServerTransport
+from baremobile.transport.specs import parse_host_port, parse_spec
 from baremobile.transport.wire import ready
 
 __all__ = [
@@ -69,9 +58,6 @@ PORTS_ENV = "BAREMOBILE_EMULATOR_PORTS"
 #: Seconds a listener gets to answer the handshake before it is called ``offline``.
 PROBE_TIMEOUT = 0.5
 
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s/]+)):(?P<port>\d{1,5})\Z")
-
-
 @dataclass(frozen=True)
 class DeviceInfo:
     """A device baremobile can see."""
@@ -86,17 +72,6 @@ class DeviceInfo:
     @property
     def ready(self) -> bool:
         return self.state == "device"
-
-
-def parse_host_port(spec: str) -> tuple[str, int] | None:
-    """``"10.0.0.5:5555"`` / ``"[::1]:5555"`` → (host, port); None if not that shape."""
-    m = _HOST_PORT.match(spec.strip())
-    if not m:
-        return None
-    port = int(m.group("port"))
-    if not 0 < port < 65536:
-        return None
-    return (m.group("v6") or m.group("host")), port
 
 
 def emulator_ports() -> tuple[int, ...]:
@@ -311,43 +286,40 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
     ``profile`` (:mod:`baremobile.virtual.profiles`: ``"android6"``, ``"tablet"``,
     ``"protocol-a"``).
     """
-    if device is not None and not isinstance(device, str):
-        raise InvalidArgument(f"device must be a string spec, not {type(device).__name__}")
+    parse_spec(device)  # a non-string is refused before the options are looked at
     unknown = set(options) - _OPTIONS
     if unknown:
         raise InvalidArgument(
             f"unknown connect option(s): {', '.join(sorted(unknown))}",
             hint=f"the options are: {', '.join(sorted(_OPTIONS))}",
         )
-    spec = (device or "").strip()
-    check_text("the device spec", spec)
-    if not spec or spec == "auto":
-        spec = os.environ.get("ANDROID_SERIAL", "").strip() or "auto"
-    if spec == "auto":
+    check_text("the device spec", (device or "").strip())
+    spec = parse_spec(device)  # the one parser of device specs (specs.py)
+    if spec.kind == "auto":
+        env = os.environ.get("ANDROID_SERIAL", "").strip()
+        spec = parse_spec(env) if env else spec
+    if spec.kind == "auto":
         return _auto(**options)
-    if spec == "virtual" or spec.startswith("virtual:"):
-        in_spec = spec.partition(":")[2]
+    if spec.kind == "virtual":
         scenario = options.pop("scenario", None)
-        if in_spec and scenario is not None and in_spec != str(scenario):
+        if spec.scenario and scenario is not None and spec.scenario != str(scenario):
             raise InvalidArgument(
-                f"two scenarios given: {in_spec!r} in the device spec and {scenario!r}"
+                f"two scenarios given: {spec.scenario!r} in the device spec and {scenario!r}"
             )
-        return _virtual(in_spec or scenario, **options)
-    if spec.startswith("adb:"):
-        return _server(spec[4:], **options)
-    if spec == "usb" or spec.startswith("usb:"):
-        serial = spec.partition(":")[2]
-        return _direct(usb_serial=serial, **options)
-    hp = parse_host_port(spec)
-    if hp is not None:
+        return _virtual(spec.scenario or scenario, **options)  # virtual:new: a fresh one too
+    if spec.kind == "usb":
+        return _direct(usb_serial=spec.serial, **options)
+    if spec.kind == "tcp":
         try:
-            return _direct(host=hp[0], port=hp[1], **options)
+            return _direct(host=spec.host, port=spec.port, **options)
         except DeviceDisconnected as exc:
             # A wireless-debugging (TLS) port, or a device only the server can reach
-            if _server_knows(spec):
-                return _server(spec, **options)
+            if _server_knows(spec.text):
+                return _server(spec.text, **options)
             raise exc from None
-    return _server(spec, **options)
+    if spec.server is not None:
+        return _remote_server(spec.serial, *spec.server, **options)
+    return _server(spec.serial, **options)
 
 
 def _direct(**options: Any) -> DirectTransport:
@@ -381,6 +353,34 @@ def _server_knows(serial: str) -> bool:
 
 def _server(serial: str, **options: Any) -> ServerTransport:
     return server_transport(serial, **options)
+
+
+def _remote_server(serial: str, host: str, port: int, **options: Any) -> ServerTransport:
+    """``serial`` through the adb server at ``host:port`` (``adb:SERIAL@HOST:PORT``): the
+    page's serial names the host too (two hosts' emulator-5554 are two devices), while the
+    wire keeps the device's own serial."""
+    transport = server_transport(serial, client=AdbServerClient(host, port), **options)
+    transport.client = _HostClient(host, port, serial)
+    transport.serial = f"{serial}@{host}:{port}"
+    return transport
+
+
+class _HostClient:
+    """An adb server client for one device of that server, whatever serial it is asked for."""
+
+    def __init__(self, host: str, port: int, serial: str) -> None:
+        self._client = AdbServerClient(host, port)
+        self._serial = serial
+        self.host, self.port = host, port
+
+    def open(self, serial: str, service: str, deadline: Any) -> Any:
+        return self._client.open(self._serial, service, deadline)
+
+    def features(self, serial: str) -> Any:
+        return self._client.features(self._serial)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
 
 
 def server_transport(serial: str, *, client: AdbServerClient | None = None,
