@@ -18,7 +18,9 @@ with a network can fetch the same bytes from where they are published and check 
 ``DIR`` is ``$BAREMOBILE_CORPUS`` when set, else ``~/.cache/baremobile/corpus``
 (``$XDG_CACHE_HOME`` moves ``~/.cache``), where the tests and the benchmark look when
 ``../shared/corpus`` is absent. The manifest is ``../shared/corpus/SOURCES.tsv`` where it
-exists (``--manifest`` or ``$BAREMOBILE_CORPUS_MANIFEST`` to name another). Exit status: 0
+exists, else ``benchmarks/corpus_sources.tsv`` — the pointers only (file, repository, path,
+commit, SHA-1; none of the files' content), shipped so that a clone alone can fetch the
+corpus (``--manifest`` or ``$BAREMOBILE_CORPUS_MANIFEST`` to name another). Exit status: 0
 when every file is there and verified, 1 when some could not be fetched or did not match
 (each is named), 2 for a bad manifest or command line.
 """
@@ -44,6 +46,8 @@ sys.path.insert(0, str(REPO))
 from tests.snapshot_helpers import corpus_cache, shared_corpus  # noqa: E402
 
 SOURCE = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+#: the corpus's pointers, shipped in the repository (no content of the files)
+POINTERS = Path(__file__).resolve().with_name("corpus_sources.tsv")
 _SHA1 = re.compile(r"\bsha1:([0-9a-f]{40})\b")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.xml$")
 
@@ -65,7 +69,7 @@ def default_manifest() -> Path | None:
     if env:
         return Path(env)
     shared = shared_corpus() / "SOURCES.tsv"
-    return shared if shared.is_file() else None
+    return shared if shared.is_file() else POINTERS
 
 
 def read_manifest(path: Path) -> list[Entry]:

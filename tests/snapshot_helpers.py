@@ -59,8 +59,8 @@ def shared_corpus() -> Path:
 def corpus_missing() -> str:
     """Why the corpus tests skip, and how to fill the corpus."""
     return (f"no corpus at {shared_corpus()} nor in {corpus_cache()}: "
-            "fetch it from its public sources with 'python benchmarks/fetch_corpus.py "
-            "--manifest SOURCES.tsv' (or set BAREMOBILE_CORPUS to a corpus folder)")
+            "fetch it from its public sources with 'python benchmarks/fetch_corpus.py' "
+            "(or set BAREMOBILE_CORPUS to a corpus folder)")
 
 
 def corpus_files() -> list[Path]:

@@ -131,3 +131,14 @@ def test_the_tests_and_the_benchmark_use_the_cache_when_shared_is_absent(
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "no BASELINE.tsv beside the corpus" in r.stdout
+
+
+def test_the_shipped_pointers_name_the_same_files_as_the_corpus_manifest():
+    """``benchmarks/corpus_sources.tsv`` (what a clone fetches by) holds the corpus
+    manifest's pointers — file, repository, path, commit, SHA-1 — and nothing else."""
+    shipped = fetch_corpus.read_manifest(fetch_corpus.POINTERS)
+    shared = fetch_corpus.read_manifest(SHARED / "SOURCES.tsv")
+    key = lambda e: (e.file, e.repo, e.path, e.commit, e.sha1)  # noqa: E731
+    assert sorted(map(key, shipped)) == sorted(map(key, shared))
+    header = fetch_corpus.POINTERS.read_text(encoding="utf-8").splitlines()[0]
+    assert header.split("\t") == ["file", "repo", "path", "commit", "sha1"]

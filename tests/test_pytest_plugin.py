@@ -255,10 +255,10 @@ def test_a_stale_ref_fails_in_a_few_lines_before_the_baremobile_section(pytester
     assert len(block) <= 15, "\n".join(block)
     text = "\n".join(block)
     assert "page.tap(99)" in text and "RefNotFound: ref 99" in text
-    assert "take a new snapshot" in text and "baremobile/page.py" not in text
+    assert "take a new snapshot" in text and "baremobile/page/" not in text
     assert any("- baremobile -" in line for line in lines)  # the section follows
     full = pytester.runpytest(*QUIET, "-p", "no:xdist", "--fulltrace")
-    assert "baremobile/page.py" in full.stdout.str()
+    assert "baremobile/page/" in full.stdout.str()
 
 
 def test_no_device_fails_the_setup_in_a_few_lines(pytester, monkeypatch):
