@@ -154,10 +154,8 @@ class Tracing:
                           "start_dump": None, "end_dump": None, "api_level": None}
             page._dump_sink = self._on_dump
             self._unobserve = page.observe(self)
-        try:
+        with contextlib.suppress(Exception):  # the device may not answer: it still records
             self._meta["api_level"] = page.device.api_level
-        except Exception:  # the device may not answer: the trace still records
-            pass
         with contextlib.suppress(Exception):
             page._raw_dump()  # the screen before the first step (through _on_dump)
         with self._lock:

@@ -37,7 +37,7 @@ from baremobile.android.keycodes import keycode
 from baremobile.errors import InvalidArgument
 from baremobile.localfiles import write_atomically
 from baremobile.snapshot import from_xml
-from baremobile.trace.format import Trace, xml_of
+from baremobile.trace.format import Trace
 
 __all__ = ["Conversion", "to_scenario", "ACTING"]
 

@@ -17,8 +17,8 @@ from .definitions import (
 )
 
 __all__ = [
-    "TRIGGERS", "RECORDED_TRIGGERS", "NAV_ACTIONS", "check_keys", "as_str", "as_int", "as_bool", "parse_selector",
-    "qualify", "parse_action", "parse_rule", "parse_filter", "parse_zoom",
+    "TRIGGERS", "RECORDED_TRIGGERS", "NAV_ACTIONS", "check_keys", "as_str", "as_int", "as_bool",
+    "parse_selector", "qualify", "parse_action", "parse_rule", "parse_filter", "parse_zoom",
 ]
 
 TRIGGERS = ("tap", "double_tap", "long_press", "enter", "swipe")

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 __all__ = [
-    "Chunk", "Gen", "Cancelled", "Refused", "ShellExit", "Reader", "Sink", "StreamSink", "BufferSink",
-    "NullSink", "FileSink", "IO", "out", "err", "decode", "strerror", "ShellHandle", "Proc",
+    "Chunk", "Gen", "Cancelled", "Refused", "ShellExit", "Reader", "Sink", "StreamSink",
+    "BufferSink", "NullSink", "FileSink", "IO", "out", "err", "decode", "strerror",
+    "ShellHandle", "Proc",
 ]
 
 Chunk = tuple[int, bytes]
