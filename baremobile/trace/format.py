@@ -7,8 +7,10 @@ A trace is **one zip file** (``session.zip``)::
     steps/000001.json …     one file per step: the call, its arguments (secrets hidden), the
                             element its ref resolved to, timings, the result or the error,
                             the text the caller was shown, the dumps and screenshot it saw
-    dumps/<sha>.xml         each distinct raw dump once (content-addressed: a screen seen
-                            ten times is stored once)
+    dumps/<sha>.xml         each distinct raw dump once, as the device wrote the XML
+                            (content-addressed: a screen seen ten times is stored once;
+                            uiautomator's status line before it, which names a per-call
+                            file, is left out)
     shots/<sha>.png         screenshots, likewise
 
 While recording, the same layout is written **as a directory** beside the target

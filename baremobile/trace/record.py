@@ -32,7 +32,9 @@ import contextlib
 import contextvars
 import dataclasses
 import inspect
+import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -41,21 +43,29 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from baremobile.errors import InvalidArgument
-from baremobile.trace.format import FORMAT, TraceWriter
+from baremobile.trace.format import FORMAT, TraceWriter, xml_of
 
 if TYPE_CHECKING:
     from baremobile.page.base import PageBase, Step
 
-__all__ = ["AsyncTracing", "Tracing", "tool_call", "TYPED_ENV"]
+__all__ = ["AsyncTracing", "Tracing", "tool_call", "trace_door", "TRACE_ENV", "TYPED_ENV"]
 
+#: A directory: the pages the tool doors (MCP, the daemon, so the CLI) open record there.
+TRACE_ENV = "BAREMOBILE_TRACE"
+#: Which door they are (``mcp``, ``daemon``; default ``tools``).
+DOOR_ENV = "BAREMOBILE_TRACE_DOOR"
 #: Set to 1 to keep typed text in the traces the tool doors write.
 TYPED_ENV = "BAREMOBILE_TRACE_TYPED"
+#: Set to 1 for screenshots in them.
+SHOTS_ENV = "BAREMOBILE_TRACE_SCREENSHOTS"
 #: Verbs whose argument is typed text: (verb, parameter).
 _TYPED = {"type": "text"}
 #: Acting verbs whose last dump shows the screen after they acted.
 _LOOKS_AFTER = frozenset({"scroll_until"})
 #: A hidden text shorter than this is not blanked elsewhere (it would blank every "a").
 _SCRUB_MIN = 3
+
+log = logging.getLogger("baremobile.trace")
 
 _TOOL: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar(
     "baremobile_trace_tool", default=None)
@@ -70,6 +80,28 @@ def tool_call(name: str, arguments: Any) -> Iterator[None]:
         yield
     finally:
         _TOOL.reset(token)
+
+
+def trace_door(page: PageBase, door: str = "tools") -> Path | None:
+    """Start recording ``page`` into ``$BAREMOBILE_TRACE`` when it is set (what the tool
+    doors call for each page they open); returns the trace's path. Never raises: a trace
+    that cannot be started is logged, and the page works on."""
+    folder = os.environ.get(TRACE_ENV, "").strip()
+    if not folder or page.tracing.recording:
+        return None
+    door = os.environ.get(DOOR_ENV, "").strip() or door
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", page.serial).strip("-.") or "device"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(folder).expanduser() / f"{door}-{name}-{stamp}-{os.getpid()}.zip"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.tracing.start(path, door=door, typed_text=os.environ.get(TYPED_ENV) == "1",
+                           screenshots=os.environ.get(SHOTS_ENV) == "1")
+    except Exception as exc:
+        log.warning("cannot record a trace into %s: %s", folder, exc)
+        return None
+    log.info("recording %s into %s", page.serial, path)
+    return path
 
 
 def _version() -> str:
@@ -95,7 +127,7 @@ class Tracing:
         self._n = 0
         self._current: dict[str, Any] | None = None
         self._screen: str | None = None  # the last dump seen (its name in the trace)
-        self._screen_xml = b""
+        self._shows_secret = False  # whether that dump showed hidden typed text
         self._acted_since_dump = False
         self._shots = 0
         self._secrets: set[str] = set()
@@ -144,7 +176,7 @@ class Tracing:
                              "screenshot_width": screenshot_width,
                              "max_screenshot_bytes": max_screenshot_bytes}
             self._n, self._shots, self._current = 0, 0, None
-            self._screen, self._screen_xml, self._acted_since_dump = None, b"", False
+            self._screen, self._shows_secret, self._acted_since_dump = None, False, False
             self._secrets = set()
             page = self._page
             self._meta = {"format": FORMAT, "baremobile": _version(), "title": title or "",
@@ -174,6 +206,7 @@ class Tracing:
         if self._acted_since_dump:
             with contextlib.suppress(Exception):
                 self._page._raw_dump()
+                self._meta["end_dump"] = self._screen  # where the session ended
         return self._finish(outcome)
 
     def _finish(self, outcome: Mapping[str, Any] | None = None) -> Path | None:
@@ -185,7 +218,7 @@ class Tracing:
                 self._unobserve()
             self._page._dump_sink = None
             self._writer, self._unobserve, self._current = None, None, None
-            self._meta.update(ended=time.time(), steps=self._n, end_dump=self._screen)
+            self._meta.update(ended=time.time(), steps=self._n)
             if outcome is not None:
                 self._meta["outcome"] = self._plain(dict(outcome))
             writer.meta(self._meta)
@@ -233,9 +266,12 @@ class Tracing:
         with self._lock:
             if self._writer is None:
                 return
+            data = xml_of(data)  # the status text names a per-call file: not the screen
+            self._shows_secret = any(s.encode() in data or _xml_escaped(s).encode() in data
+                                     for s in self._secrets)
             data = self._scrub_bytes(data)
             name = self._writer.blob("dumps", data)
-            self._screen, self._screen_xml = name, data
+            self._screen = name
             self._acted_since_dump = False
             if self._current is not None:
                 self._current["dumps"].append(name)
@@ -354,9 +390,7 @@ class Tracing:
         opts = self._options
         if self._shots >= opts["max_screenshots"]:
             return {"skipped": f"the trace's limit of {opts['max_screenshots']} screenshots"}
-        if self._secrets and any(s.encode() in self._screen_xml or
-                                 _xml_escaped(s).encode() in self._screen_xml
-                                 for s in self._secrets):
+        if self._shows_secret:
             return {"skipped": "the screen shows text typed as sensitive"}
         try:
             png = page.device.screencap()
