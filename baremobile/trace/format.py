@@ -199,8 +199,9 @@ def call_text(step: dict[str, Any], limit: int = 80) -> str:
     line = f"{step.get('verb', '?')}({', '.join(parts)})"
     target = step.get("target") or {}
     label = target.get("label") or target.get("desc") or target.get("text")
-    if label:
-        line += f" → {target.get('role') or 'element'} {json.dumps(label, ensure_ascii=False)}"
+    if target:
+        line += f" → {target.get('role') or 'element'}" + \
+            (f" {json.dumps(label, ensure_ascii=False)}" if label else "")
     tool = step.get("tool")
     if tool:
         line = f"[{tool.get('name')}] {line}"

@@ -114,7 +114,7 @@ def _graph_svg(graph: dict[str, Any]) -> str:
            for c, ids in columns.items() for r, nid in enumerate(ids)}
     width = 40 + (max(columns) + 1) * (bw + gx)
     height = 40 + max(len(v) for v in columns.values()) * (bh + gy)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    parts = [f'<svg width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img" aria-label="navigation graph">',
              '<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker>'
@@ -195,9 +195,10 @@ def render_html(trace: Trace) -> str:
                 body.append(f'<p>result: <code>{_e(json.dumps(result, ensure_ascii=False))}'
                             '</code></p>')
             if target:
+                label = target.get("label")
                 body.append(f'<p class="k">element: {_e(target.get("role"))} '
-                            f'{_e(json.dumps(target.get("label"), ensure_ascii=False))} '
-                            f'[ref={_e(target.get("ref"))}] bounds {_e(target.get("bounds"))}'
+                            + (f'{_e(json.dumps(label, ensure_ascii=False))} ' if label else "")
+                            + f'[ref={_e(target.get("ref"))}] bounds {_e(target.get("bounds"))}'
                             '</p>')
             if shown_text and (target or s.get("acts")):
                 cols.append(f'<div class="col"><h3>snapshot the call acted on</h3><pre>'
