@@ -386,3 +386,74 @@ def test_any_arguments_round_trip_through_a_trace(tmp_path_factory, args, text):
     step = open_trace(path).steps[0]
     assert step["args"] == {**args, "text": text}
     assert call_text(step).startswith("type(")
+
+
+@pytest.fixture(scope="module")
+def search_scenario(tmp_path_factory):
+    """The "search by typing" flow, recorded on the in-process phone and converted."""
+    folder = tmp_path_factory.mktemp("search")
+    with connect("virtual") as page, page.tracing.start(folder / "t.zip"):
+        _run(FLOWS["search by typing"], page)
+    to_scenario(open_trace(folder / "t.zip"), folder / "sc")
+    return folder / "sc"
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(typed=st.lists(st.text(st.sampled_from("wifxW i"), min_size=1, max_size=3),
+                      min_size=1, max_size=4))
+def test_replayed_typing_goes_on_only_along_what_was_recorded(search_scenario, typed):
+    from baremobile.virtual.screens import ScreenModel
+    from baremobile.virtual.shell.process import Refused
+
+    model = ScreenModel.from_scenario(search_scenario)
+    model.launch(SETTINGS)
+    model.dump_xml()
+    rules = model.scenario.screens[model.screen_name()].rules
+    field = next(r for r in rules if r.trigger == "tap").selector
+    x1, y1, x2, y2 = field.find(model.scenario.screens[model.screen_name()].windows)[0].bounds
+    model.tap((x1 + x2) // 2, (y1 + y2) // 2)
+    screen, before = model.screen_name(), model.dump_xml()
+    so_far = ""
+    for chunk in typed:
+        if "wifi".startswith(so_far + chunk):
+            model.type_text(chunk)
+            so_far += chunk
+        else:
+            with pytest.raises(Refused, match="not in the recording"):
+                model.type_text(chunk)
+            assert model.screen_name() == screen  # the screen stays
+    if so_far == "wifi":
+        assert model.dump_xml() != before  # the recorded result of typing it
+    elif so_far:
+        with pytest.raises(Refused, match="without finishing"):
+            model.dump_xml()
+    else:
+        assert model.dump_xml() == before
+
+
+def test_the_trace_commands(tmp_path, capsys):
+    from baremobile.cli import main
+    from baremobile.cli.trace_cmd import record_into
+
+    with connect("virtual") as page, page.tracing.start(tmp_path / "t.zip"):
+        _run(FLOWS["navigate back"], page)
+    assert main(["trace", "summary", str(tmp_path / "t.zip")]) == 0
+    assert "tap(" in capsys.readouterr().out
+    assert main(["trace", "graph", str(tmp_path / "t.zip")]) == 0
+    assert len(json.loads(capsys.readouterr().out)["nodes"]) == 3
+    assert main(["trace", "to-scenario", str(tmp_path / "t.zip"), str(tmp_path / "sc")]) == 0
+    assert "3 screens, 3 rules" in capsys.readouterr().out
+    assert main(["trace", "summary", str(tmp_path / "nothing.zip")]) != 0
+    assert "no trace at" in capsys.readouterr().err
+    old = {k: os.environ.get(k) for k in ("BAREMOBILE_TRACE", "BAREMOBILE_TRACE_DOOR")}
+    try:
+        record_into(str(tmp_path / "new"), "mcp")  # what `mcp --trace DIR` does
+        assert os.environ["BAREMOBILE_TRACE"] == str((tmp_path / "new").resolve())
+        assert (tmp_path / "new").is_dir() and os.environ["BAREMOBILE_TRACE_DOOR"] == "mcp"
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
