@@ -154,8 +154,8 @@ class Tracing:
         that stops it.
 
         ``screenshots``: a screenshot per step (before an acting verb, after a snapshot),
-        downscaled to ``screenshot_width`` pixels when Pillow is installed (else kept as
-        the device sent it); at most ``max_screenshots`` of at most
+        downscaled by a whole factor to at most ``screenshot_width`` pixels when Pillow is
+        installed (else kept as the device sent it); at most ``max_screenshots`` of at most
         ``max_screenshot_bytes`` each — the rest are skipped, and the step says so.
         ``typed_text``: write typed text (see the module's docs for what is hidden).
         ``door``: who drives the page (``python``, ``mcp``, ``daemon``, ``pytest``).
