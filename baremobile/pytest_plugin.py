@@ -26,9 +26,13 @@ Markers ``@pytest.mark.min_api(N)`` / ``@pytest.mark.max_api(N)`` skip a test us
 When a test using ``page`` fails, its report gets a ``baremobile`` section: the path of a
 screenshot taken at the failure and the text of the test's last snapshot (one is taken if
 the test took none), both written to ``test-results/<test>/`` (``--baremobile-results
-DIR`` to choose another folder). A baremobile error's traceback stops at the test's own
-line (``--fulltrace`` shows baremobile's frames too), and a device that cannot be reached
-fails the test's setup with one message saying so.
+DIR`` to choose another folder), and the test's **trace** (``trace.zip``: every step it
+took, ``baremobile trace show`` / ``summary``; ``docs/traces.md``). ``--baremobile-trace``
+says when a trace is kept: ``retain-on-failure`` (the default), ``on`` (every test), ``off``
+(nothing recorded); ``--baremobile-trace-screenshots`` adds a screenshot per step. A
+baremobile error's traceback stops at the test's own line (``--fulltrace`` shows
+baremobile's frames too), and a device that cannot be reached fails the test's setup with
+one message saying so.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import contextlib
 import hashlib
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +51,8 @@ import pytest
 __all__ = ["device_spec", "page", "virtual_phone"]
 
 _PAGE = pytest.StashKey[Any]()
+_FAILED = pytest.StashKey[str]()
+_TRACE_MODES = ("retain-on-failure", "on", "off")
 #: adb adopts listeners on these ports as emulators: a virtual phone never sits there
 _EMULATOR_PORTS = range(5554, 5587)
 
@@ -75,6 +82,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--baremobile-results", dest="baremobile_results", metavar="DIR",
                     default="test-results",
                     help="where failing tests' screenshots and snapshots go (test-results)")
+    group.addoption("--baremobile-trace", dest="baremobile_trace", default="retain-on-failure",
+                    choices=_TRACE_MODES, help="keep a trace of each test using 'page': "
+                    "retain-on-failure (default), on, off")
+    group.addoption("--baremobile-trace-screenshots", dest="baremobile_trace_screenshots",
+                    action="store_true", help="a screenshot per step in the traces")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -145,11 +157,48 @@ def page(request: pytest.FixtureRequest, device_spec: str) -> Iterator[Any]:
                     "needs none)", pytrace=False)
     with connected:
         request.node.stash[_PAGE] = connected
+        mode = request.config.getoption("baremobile_trace")
+        recording = None if mode == "off" else _start_trace(request, connected)
         try:
             _check_api_level(request.node, connected.device.api_level)
             yield connected
         finally:
             del request.node.stash[_PAGE]
+            if recording is not None:
+                _end_trace(request.node, connected, recording, mode)
+
+
+def _start_trace(request: pytest.FixtureRequest, page: Any) -> Path | None:
+    """Record the test's steps into a temporary folder (moved to the results on keeping)."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="baremobile-trace-"))
+    try:
+        page.tracing.start(folder / "trace.zip", door="pytest", title=request.node.nodeid,
+                           screenshots=request.config.getoption("baremobile_trace_screenshots"))
+    except Exception:  # the device may already be gone: the test runs untraced
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return folder
+
+
+def _end_trace(item: pytest.Item, page: Any, folder: Path, mode: str) -> None:
+    """Keep the trace in ``<results>/<test>/trace.zip`` when the test failed (or always
+    with ``on``); never raises."""
+    failed = item.stash.get(_FAILED, None)
+    try:
+        outcome = {"test": item.nodeid, "failed": failed is not None}
+        if failed is not None:
+            outcome["error"] = failed
+        written = page.tracing.stop(outcome=outcome)
+        if written is not None and (failed is not None or mode == "on"):
+            target = _folder(item)
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(written), target / "trace.zip")
+    except Exception:  # pragma: no cover - a full disk: the report already has the rest
+        pass
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _check_api_level(item: pytest.Item, level: int) -> None:
@@ -205,6 +254,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()
     if report.when != "call" or not report.failed:
         return
+    item.stash[_FAILED] = (report.longreprtext.strip().splitlines() or ["failed"])[-1][:500]
     page = item.stash.get(_PAGE, None)
     if page is not None:  # the page fixture is still open: teardown comes after this
         _record_failure(item, report, page)
@@ -247,6 +297,9 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
             lines.append(f"screenshot: not taken ({_why(exc)})")
         lines.append(f"snapshot: {snapshot_file}")
         report.user_properties.append(("baremobile_snapshot", str(snapshot_file)))
+    if page.tracing.recording:
+        lines.append(f"trace: {folder / 'trace.zip'} (written when the test's page closes; "
+                     "baremobile trace show / summary)")
     lines += [f"last snapshot of {page.serial}:", text]
     report.sections.append(("baremobile", "\n".join(lines)))
 

@@ -74,6 +74,9 @@ def test_every_method_answers_in_the_envelope(phone: VirtualPhone, daemon_socket
         info = call("daemon/sessionInfo", {"sessionId": "s1"})
         assert info["refs"] == snap["refs"] and info["calls"] == 1
         assert call("daemon/cancel", {"requestId": "nothing"}) == {"cancelled": 0}
+        graph = c.call("ide/getNavigationGraph", {"sessionId": "s1"}, rid="graph")
+        assert not graph["success"] and "--trace" in graph["hint"]  # untraced: says how
+        seen.add("ide/getNavigationGraph")
         released = call("daemon/releaseSession", {"sessionId": "s1"})
         assert released["alreadyReleased"] is False and released["device"] == phone.address
         assert call("daemon/releaseSession", {"sessionId": "s1"})["alreadyReleased"] is True

@@ -52,6 +52,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.page.web", "baremobile.page.gestures", "baremobile.page.apps",
      "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading"],
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
+    ["baremobile.trace"],  # traces: recording (page.tracing), viewing, replaying, graphs
     ["baremobile.page.selector", "baremobile.page.screenshot"],
     ["baremobile.device"],  # the verb families' commands over a Device
     ["baremobile.device.core"],  # Device: shell verbs and their answers
@@ -85,7 +86,7 @@ LAYERS: list[list[str]] = [
     v("screens.render", "screens.paint"),
     v("screens.filters", "screens.system_ui"),
     v("screens.state"),
-    v("screens.display", "screens.clock"),
+    v("screens.display", "screens.clock", "screens.replay"),
     # scenario files
     v("scenario"),
     v("scenario.loader"),

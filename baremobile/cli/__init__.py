@@ -10,6 +10,7 @@
     baremobile virtual [--port 5555]     run a virtual phone any adb client can connect to
     baremobile mcp [--http HOST:PORT]    the MCP server (needs the [mcp] extra; --daemon: share
                                          the daemon's devices and sessions)
+    baremobile trace show|summary|to-scenario|graph TRACE   a recorded session (docs/traces.md)
 
 The session verbs live in :mod:`baremobile.cli.session`, their output in
 :mod:`baremobile.cli.output`, the daemon commands in :mod:`baremobile.cli.daemon_cmd`. Only
@@ -87,6 +88,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
+    if args.trace:
+        from baremobile.cli.trace_cmd import record_into
+
+        record_into(args.trace, "mcp")
     try:
         if args.daemon:
             from baremobile.daemon.mcp_proxy import run
@@ -126,7 +131,7 @@ class _OnlyOne:
 _VALUED = frozenset({"-H", "-P", "-L", "--session", "--timeout-ms", "-d", "--device"})
 
 #: the commands that are not session commands, with their help
-OTHER_COMMANDS = ("demo", "virtual", "mcp", "daemon", "skill")
+OTHER_COMMANDS = ("demo", "virtual", "mcp", "daemon", "skill", "trace")
 
 
 def command_names() -> list[str]:
@@ -176,7 +181,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
     """The parser and the sub-parsers it built, by command."""
     from baremobile import __version__
-    from baremobile.cli import daemon_cmd, session
+    from baremobile.cli import daemon_cmd, session, trace_cmd
 
     p = argparse.ArgumentParser(
         prog="baremobile", description="Drive Android devices from agents. Every tool is a "
@@ -255,10 +260,13 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
                    "file only you can read (0600); stdout only ever carries the protocol")
     s.add_argument("--log-typed-text", action="store_true",
                    help="log the text of type calls (passwords!) instead of its length")
+    s.add_argument("--trace", metavar="DIR", default=None,
+                   help="record a trace of each device's session into DIR (docs/traces.md)")
     s.set_defaults(func=_cmd_mcp)
 
     session.add_commands(sub, common)
     daemon_cmd.add_commands(sub)
+    trace_cmd.add_commands(sub)
     return p, subs
 
 

@@ -36,6 +36,8 @@ def add_commands(sub: Any) -> None:
     add_options(s)
     s.add_argument("--foreground", action="store_true",
                    help="run in this terminal, logging to stderr (Ctrl-C stops it)")
+    s.add_argument("--trace", metavar="DIR", default=None,
+                   help="record a trace of each device's session into DIR (docs/traces.md)")
     s.set_defaults(func=_start)
     s = dsub.add_parser("stop", help="stop it (its sessions end)",
                         description="Stop the session daemon: its sessions end and their "
@@ -89,6 +91,10 @@ def _fail(exc: BaremobileError, as_json: bool = False) -> int:
 def _start(args: argparse.Namespace) -> int:
     from baremobile.daemon import service
 
+    if getattr(args, "trace", None):
+        from baremobile.cli.trace_cmd import record_into
+
+        record_into(args.trace, "daemon")  # the daemon inherits this environment
     try:
         if args.foreground:
             return service.serve(args)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from baremobile.daemon.hub import tool_list
 from baremobile.daemon.inflight import Pending, door_of, progress_sender
+from baremobile.daemon.navigation import navigation_graph
 from baremobile.daemon.sessions import Policy
 from baremobile.errors import BaremobileError, InvalidArgument, vocabulary
 from baremobile.tools.dispatch import tool_verbs
@@ -190,6 +191,8 @@ METHODS: dict[str, Method] = {
     "tools/list": Method(_m_tools_list, doc="{groups?, prefix?}: the tool table"),
     "tools/call": Method(_m_tools_call, device=True, floor=_tools_call_floor,
                          doc="{name, arguments, session?, groups?, filesDir?, …}: run a tool"),
+    "ide/getNavigationGraph": Method(navigation_graph, device=True, doc="{sessionId?}: the "
+                                     "session's screens and actions, from its live trace"),
 }
 
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from baremobile.calls import Worker
 from baremobile.page import Page, connect
+from baremobile.trace.record import AsyncTracing
 from baremobile.transport import DUMP_TIMEOUT
 
 if TYPE_CHECKING:
@@ -86,6 +87,12 @@ class AsyncPage:
     @allow_eval.setter
     def allow_eval(self, value: bool) -> None:
         self.page.allow_eval = bool(value)
+
+    @property
+    def tracing(self) -> AsyncTracing:
+        """Records this page's steps into a trace (:class:`~baremobile.trace.record.Tracing`,
+        awaitable): ``async with await page.tracing.start("t.zip"): …``."""
+        return AsyncTracing(self.page.tracing, self._run)
 
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""

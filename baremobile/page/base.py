@@ -45,6 +45,7 @@ from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import Node
+from baremobile.trace.record import Tracing
 from baremobile.transport import DUMP_TIMEOUT, Transport
 from baremobile.transport.cancel import CancelToken, cancel_scope
 
@@ -156,6 +157,11 @@ class PageBase:
         self.actions = 0
         #: :attr:`actions` when the last snapshot was taken
         self._snapshot_actions = 0
+        #: records this page's steps into a trace file (``page.tracing.start(path)``;
+        #: ``docs/traces.md``)
+        self.tracing = Tracing(self)
+        #: given every raw dump a verb reads, while a recording asks for them
+        self._dump_sink: Callable[[bytes], None] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -259,6 +265,7 @@ class PageBase:
             token = self._token
             if token is not None:
                 token.cancel("the page was closed")
+            self.tracing.closing()  # what was recorded is written; no more device I/O
             self.transport.shutdown()
 
     def __enter__(self) -> PageBase:
@@ -343,7 +350,10 @@ class PageBase:
 
     def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
                    *, keep: bool = False) -> tuple[Snapshot, bytes]:
-        """(the pruned dump, its bytes when ``keep``, else ``b""``)."""
+        """(the pruned dump, its bytes when ``keep``, else ``b""``); a recording
+        (:attr:`tracing`) is handed the bytes too."""
+        sink = self._dump_sink
+        keep = keep or sink is not None
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(tracker=tracker, **cast("dict[str, Any]", limits))
@@ -356,7 +366,16 @@ class PageBase:
             if keep:
                 kept.append(bytes(chunk))
         pruner.feed(held or b"", last=True)
-        return pruner.close(), b"".join(kept)
+        snap, data = pruner.close(), b"".join(kept)
+        if sink is not None:
+            sink(data)
+        return snap, data
+
+    def _raw_dump(self) -> bytes:
+        """The screen's raw dump now, outside any verb's bookkeeping (no refs, no
+        history): what a recording reads when it starts and stops."""
+        with self._using():
+            return self._read_dump({}, DUMP_TIMEOUT, None, keep=True)[1]
 
     def _web_dump(self, limits: dict[str, int], timeout: float,
                   tracker: RefTracker | None) -> Snapshot:

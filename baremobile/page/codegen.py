@@ -72,6 +72,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from baremobile.calls import Worker
 from baremobile.page import Page, connect
+from baremobile.trace.record import AsyncTracing
 {runtime_imports}
 if TYPE_CHECKING:
 {typing_imports}
@@ -110,6 +111,12 @@ class AsyncPage:
     @allow_eval.setter
     def allow_eval(self, value: bool) -> None:
         self.page.allow_eval = bool(value)
+
+    @property
+    def tracing(self) -> AsyncTracing:
+        """Records this page's steps into a trace (:class:`~baremobile.trace.record.Tracing`,
+        awaitable): ``async with await page.tracing.start("t.zip"): …``."""
+        return AsyncTracing(self.page.tracing, self._run)
 
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
@@ -153,7 +160,7 @@ async def connect_async(device: str | None = None, **options: Any) -> AsyncPage:
 
 #: Names the template itself uses at run time or in annotations.
 _TEMPLATE_NAMES = {"Callable", "TracebackType", "TYPE_CHECKING", "Any", "TypeVar", "Worker",
-                   "Page", "connect", "Snapshot"}
+                   "Page", "connect", "Snapshot", "AsyncTracing"}
 
 
 def verbs() -> Iterator[tuple[str, Callable[..., Any]]]:

@@ -36,6 +36,7 @@ from baremobile.tools import hostfiles
 from baremobile.tools import spec as _spec
 from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
+from baremobile.trace.record import tool_call
 from baremobile.transport.base import check_text
 
 __all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "call", "error_data", "session_for", "to_anthropic",
@@ -388,7 +389,7 @@ def call(
             result = tool.run(ctx, args)
         else:
             page = ctx.page
-            with session.acting(page):
+            with session.acting(page), tool_call(tool.name, args):  # traces name the tool
                 result = tool.run(ctx, args)
                 if tool.acts and options.observe:
                     if options.settle > 0:

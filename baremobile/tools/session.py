@@ -47,6 +47,7 @@ from baremobile.errors import (
     InvalidScenario,
     MultipleDevices,
 )
+from baremobile.trace.record import trace_door
 from baremobile.transport.base import check_text
 from baremobile.transport.specs import NEW_VIRTUAL, parse_host_port, parse_spec
 
@@ -421,6 +422,8 @@ class Session:
                 page = same
             self._pages[key] = page
             self._locks.setdefault(id(page), threading.Lock())
+        if same is None:
+            trace_door(page)  # $BAREMOBILE_TRACE: record this page's session
         log.info("connected to %s (%s)", page.serial, key)
         return page
 

@@ -78,6 +78,12 @@ def validate(ctx: Where, sc: Scenario) -> None:
         if sd.zoom is not None:
             need_match(sd.zoom.node, sd, 0, "zoom node", sd.windows)
         for rule in sd.rules:
+            for key in ("into", "from"):  # a recorded rule's field / swipe start
+                if isinstance(rule.options.get(key), Selector):
+                    need_match(rule.options[key], sd, rule.line, f"{rule.trigger} {key}")
+            if rule.trigger == "launched" and rule.options["package"] not in sc.apps:
+                raise ScenarioError(f"{ctx.path}:{rule.line}: screen {sd.name!r}: launched "
+                                    f"package {rule.options['package']!r} is not among the apps")
             if rule.selector is not None:
                 found = need_match(rule.selector, sd, rule.line, f"{rule.trigger} selector")
                 if rule.trigger == "enter" and not any(

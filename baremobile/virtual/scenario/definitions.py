@@ -43,7 +43,8 @@ def line_of(node: Any) -> int:
     return 0
 
 
-SELECTOR_KEYS = ("id", "text", "desc", "text_contains", "desc_contains", "class", "label")
+SELECTOR_KEYS = ("id", "text", "desc", "text_contains", "desc_contains", "class", "label",
+                 "bounds")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class Selector:
     """Which node a rule is about. Every given key must hold for the same node.
 
     ``id`` matches the full resource-id or just the part after ``:id/``; ``label`` (what a
-    bare string selector means) matches text or content-desc exactly.
+    bare string selector means) matches text or content-desc exactly; ``bounds`` the node's
+    ``bounds`` as dumped (``[0,210][1080,420]``: what recorded scenarios pin a node with).
     """
 
     id: str | None = None
@@ -61,6 +63,7 @@ class Selector:
     desc_contains: str | None = None
     cls: str | None = None
     label: str | None = None
+    bounds: str | None = None
 
     def matches(self, node: Node) -> bool:
         """Whether ``node`` itself satisfies every key."""
@@ -78,6 +81,8 @@ class Selector:
             return False
         if self.cls is not None and node.cls != self.cls and not node.cls.endswith("." + self.cls):
             return False
+        if self.bounds is not None and self.bounds != "[{},{}][{},{}]".format(*node.bounds):
+            return False
         return self.label is None or self.label in (node.text, node.desc)
 
     def find(self, roots: list[Node]) -> list[Node]:
@@ -87,7 +92,7 @@ class Selector:
     def __str__(self) -> str:
         if self.label is not None and all(
             getattr(self, k) is None for k in ("id", "text", "desc", "text_contains",
-                                               "desc_contains", "cls")
+                                               "desc_contains", "cls", "bounds")
         ):
             return repr(self.label)
         parts = [
@@ -100,6 +105,7 @@ class Selector:
                 ("desc_contains", self.desc_contains),
                 ("class", self.cls),
                 ("label", self.label),
+                ("bounds", self.bounds),
             )
             if v is not None
         ]
@@ -116,14 +122,19 @@ class Action:
 
 @dataclass
 class Rule:
-    """``trigger`` (tap, double_tap, long_press, enter, swipe) on ``selector`` (or
-    ``direction``) → actions."""
+    """``trigger`` (tap, double_tap, long_press, enter, swipe; in recorded scenarios also
+    type, key, launched, opened) on ``selector`` (or ``direction``) → actions.
+
+    ``options`` holds what a recorded scenario's trigger says besides its selector: the
+    typed ``text`` (with ``into``, ``submit``), the ``key`` code, the ``package`` launched,
+    the ``uri`` opened, the swipe's start node ``from``."""
 
     trigger: str
     selector: Selector | None
     actions: list[Action]
     direction: str | None = None
     line: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -215,3 +226,6 @@ class Scenario:
     start: str | None
     apps: dict[str, AppDef] = field(default_factory=dict)
     screens: dict[str, ScreenDef] = field(default_factory=dict)
+    #: made from a trace (``baremobile trace to-scenario``): screens are served as recorded,
+    #: and input no rule covers is refused ("not in the recording")
+    recorded: bool = False

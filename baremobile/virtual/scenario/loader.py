@@ -30,7 +30,7 @@ from .rules import (
     qualify,
 )
 
-__all__ = ["DEMO_PATH", "load_scenario", "load_cached"]
+__all__ = ["DEMO_PATH", "SCENARIO_FILE", "load_scenario", "load_cached", "scenario_file"]
 
 #: The built-in demo scenario.
 DEMO_PATH = Path(__file__).parent.parent / "scenarios" / "demo" / "demo.yaml"
@@ -39,7 +39,17 @@ _SCREEN_KEYS = ("xml", "activity", "vars", "filter", "resize", "keyboard", "canc
                 "system_bars", "zoom", "web")
 _APP_KEYS = ("package", "label", "activity", "system", "version", "version_code", "start",
              "screens", "view", "launch_by_label")
-_TOP_KEYS = ("scenario", "name", "device", "system_ui", "home", "start", "apps")
+_TOP_KEYS = ("scenario", "name", "device", "system_ui", "home", "start", "apps", "recorded")
+
+#: the file ``virtual:DIR`` (a directory) means
+SCENARIO_FILE = "scenario.yaml"
+
+
+def scenario_file(path: str | Path) -> Path:
+    """``path`` itself, or the ``scenario.yaml`` inside it when it is a directory (what
+    ``baremobile trace to-scenario`` writes)."""
+    p = Path(path)
+    return p / SCENARIO_FILE if p.is_dir() else p
 
 
 def _load_xml(ctx: Where, base: Path, rel: str, screen: str, node: Any) -> tuple[Path, list[Node]]:
@@ -60,8 +70,9 @@ def _load_xml(ctx: Where, base: Path, rel: str, screen: str, node: Any) -> tuple
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read, check and return a scenario; raises :class:`ScenarioError`."""
-    path = Path(path)
+    """Read, check and return a scenario (a YAML file, or a directory holding
+    ``scenario.yaml``); raises :class:`ScenarioError`."""
+    path = scenario_file(path)
     ctx = Where(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -78,6 +89,7 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ctx.err(f"unsupported scenario format {doc.get('scenario')!r} (this is format 1)",
                       node=doc)
     base = path.parent
+    recorded = as_bool(ctx, doc.get("recorded", False), "recorded", node=doc)
 
     dev = doc.get("device") or {}
     check_keys(ctx, dev, ("width", "height", "density", "rotation", "utc_offset",
@@ -108,6 +120,7 @@ def load_scenario(path: str | Path) -> Scenario:
         keyboard=as_bool(ctx, sui.get("keyboard", True), "system_ui.keyboard", node=sui),
         home=None,
         start=None,
+        recorded=recorded,
     )
 
     apps_spec = doc.get("apps")
@@ -190,7 +203,7 @@ def load_scenario(path: str | Path) -> Scenario:
                 activity=activity,
                 xml_path=xml_path,
                 windows=windows,
-                rules=[parse_rule(ctx, r, sname) for r in rules_spec],
+                rules=[parse_rule(ctx, r, sname, recorded=recorded) for r in rules_spec],
                 filters=[parse_filter(ctx, f, sname) for f in filters_spec],
                 vars={str(k): str(v) for k, v in vars_.items()},
                 templates=[],
@@ -270,7 +283,7 @@ def _stamp(files: Iterable[Path]) -> tuple[tuple[str, str], ...]:
 
 def load_cached(path: Path) -> Scenario:
     """Load a scenario once per content: models never change the definitions they share."""
-    key = path.resolve()
+    key = scenario_file(path).resolve()
     with _SCENARIOS_LOCK:
         hit = _SCENARIOS.get(key)
         if hit is not None:

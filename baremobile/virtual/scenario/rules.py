@@ -17,11 +17,15 @@ from .definitions import (
 )
 
 __all__ = [
-    "TRIGGERS", "NAV_ACTIONS", "check_keys", "as_str", "as_int", "as_bool", "parse_selector",
-    "qualify", "parse_action", "parse_rule", "parse_filter", "parse_zoom",
+    "TRIGGERS", "RECORDED_TRIGGERS", "NAV_ACTIONS", "check_keys", "as_str", "as_int", "as_bool",
+    "parse_selector", "qualify", "parse_action", "parse_rule", "parse_filter", "parse_zoom",
 ]
 
 TRIGGERS = ("tap", "double_tap", "long_press", "enter", "swipe")
+#: the triggers only a recorded scenario has (``recorded: true``; made from a trace)
+RECORDED_TRIGGERS = ("type", "key", "launched", "opened")
+#: what a recorded rule may say besides its trigger and actions
+_RECORDED_OPTIONS = {"type": ("into", "submit"), "swipe": ("from",)}
 _FLAG_ACTIONS = ("back", "home", "recents", "dismiss", "close_panel", "toggle", "clear")
 _ARG_ACTIONS = (
     "goto",
@@ -171,29 +175,59 @@ def parse_action(ctx: Where, kind: str, arg: Any, screen: str, node: Any) -> Act
     )
 
 
-def parse_rule(ctx: Where, spec: Any, screen: str) -> Rule:
+def _recorded_trigger(ctx: Where, trigger: str, value: Any, screen: str,
+                      spec: Any) -> dict[str, Any]:
+    """The options of a recorded scenario's own triggers (``type``, ``key``, ``launched``,
+    ``opened``)."""
+    if trigger == "type":
+        return {"text": as_str(ctx, value, "type (the text typed)", screen, spec)}
+    if trigger == "key":
+        from baremobile.virtual.commands.input import keycode_from_string
+
+        code = keycode_from_string(str(value).upper()) if not isinstance(value, bool) else 0
+        if code == 0:
+            raise ctx.err(f"key {value!r} is not a key name or code (BACK, HOME, ENTER, 4 …)",
+                          screen=screen, node=spec)
+        return {"key": code}
+    if trigger == "launched":
+        return {"package": as_str(ctx, value, "launched (a package)", screen, spec)}
+    return {"uri": as_str(ctx, value, "opened (a URI)", screen, spec)}
+
+
+def parse_rule(ctx: Where, spec: Any, screen: str, *, recorded: bool = False) -> Rule:
+    """One entry of a screen's ``on``; ``recorded`` scenarios have more triggers."""
     if not isinstance(spec, dict):
         raise ctx.err("each entry of 'on' is a mapping like {tap: <selector>, goto: <screen>}",
                       screen=screen, node=spec)
-    triggers = [k for k in spec if k in TRIGGERS]
+    known = TRIGGERS + RECORDED_TRIGGERS if recorded else TRIGGERS
+    triggers = [k for k in spec if k in known]
     if len(triggers) != 1:
         raise ctx.err(
-            f"a rule needs exactly one trigger ({', '.join(TRIGGERS)}); got {triggers or 'none'}",
+            f"a rule needs exactly one trigger ({', '.join(known)}); got {triggers or 'none'}",
             screen=screen,
             node=spec,
         )
     trigger = triggers[0]
     selector: Selector | None = None
     direction: str | None = None
+    options: dict[str, Any] = {}
     if trigger == "swipe":
         direction = as_str(ctx, spec[trigger], "swipe direction", screen, spec)
         if direction not in ("up", "down", "left", "right"):
             raise ctx.err("swipe direction is up, down, left or right", screen=screen, node=spec)
+    elif trigger in RECORDED_TRIGGERS:
+        options = _recorded_trigger(ctx, trigger, spec[trigger], screen, spec)
     else:
         selector = parse_selector(ctx, spec[trigger], screen, spec)
+    extra = _RECORDED_OPTIONS.get(trigger, ()) if recorded else ()
+    for k in extra:
+        if k in spec:
+            v = spec[k]
+            options[k] = (as_bool(ctx, v, f"{trigger} {k}", screen, spec) if k == "submit"
+                          else parse_selector(ctx, v, screen, spec))
     actions: list[Action] = []
     for k, v in spec.items():
-        if k == trigger:
+        if k == trigger or k in extra:
             continue
         if k == "do":
             if not isinstance(v, list) or not v:
@@ -211,7 +245,7 @@ def parse_rule(ctx: Where, spec: Any, screen: str) -> Rule:
             actions.append(parse_action(ctx, str(k), v, screen, spec))
     if not actions:
         raise ctx.err(f"the {trigger} rule has no action", screen=screen, node=spec)
-    return Rule(trigger, selector, actions, direction, line_of(spec))
+    return Rule(trigger, selector, actions, direction, line_of(spec), options)
 
 
 def parse_zoom(ctx: Where, spec: Any, screen: str) -> ZoomDef:

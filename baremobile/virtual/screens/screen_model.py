@@ -30,6 +30,7 @@ from .keys import KeyInput
 from .paint import paint
 from .reactions import Reactions
 from .render import Renderer
+from .replay import Replay
 from .state import AppInfo, ScreenInstance, ScreenState
 from .system_ui import DEFAULT_LAUNCHER, default_launcher
 from .touch import TouchInput
@@ -77,6 +78,8 @@ class ScreenModel:
         self._trackers: dict[str, GestureTracker] = {}
         self._web = WebRoom(self._state, self.display, {}, self._renderer.render)
         self._renderer.web = self._touch.web = self._keys.web = self._web
+        #: a recorded scenario is played back, not simulated (``screens/replay.py``)
+        self._replay = Replay(scenario) if scenario.recorded else None
 
     @classmethod
     def from_scenario(cls, path: str | Path | None = None, clock: Clock | None = None
@@ -92,6 +95,8 @@ class ScreenModel:
         """Back to the state right after loading (no tasks, screen on, at the start screen)."""
         with self._lock:
             self._state.reset()
+            if self._replay is not None:
+                self._replay.reset()
             self._renderer.clear()
             self._png_cache = None
             self._web.invalidate()
@@ -144,6 +149,8 @@ class ScreenModel:
     def current(self) -> tuple[str, str]:
         """(package, fully qualified activity) of the focused app window."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.current()
             return self._state.current()
 
     @property
@@ -183,6 +190,8 @@ class ScreenModel:
     def screen_name(self) -> str:
         """The scenario name of the screen in front (``"recents"`` for the overview)."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.screen
             return self._state.screen_name()
 
     def tasks(self) -> list[tuple[str, list[str]]]:
@@ -212,12 +221,16 @@ class ScreenModel:
     def dump_xml(self) -> bytes:
         """The current screen as uiautomator writes it (single line, UTF-8)."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.dump()
             self._web_sync()
             return serialize(self._drawn(), self.rotation, extras=self._sc.extras)
 
     def screenshot_png(self) -> bytes:
         """A valid PNG of the screen as it is now (``size``) depicting what it shows."""
         with self._lock:
+            if self._replay is not None:
+                return paint(self._replay.windows(), *self.display.size, True)
             key = (self._state.version, self._state.clock.minute(), self.rotation)
             if self._png_cache is not None and self._png_cache[0] == key:
                 return self._png_cache[1]
@@ -247,6 +260,9 @@ class ScreenModel:
         ``{"kind": "tap" | "double_tap", "interval_ms"}``, the interval being from the
         previous tap's lift to this one's touch-down (None after another gesture)."""
         with self._lock:
+            if self._replay is not None:
+                self._replay.tap(x, y)
+                return {"kind": "tap", "interval_ms": None}
             lx, ly = self.display.to_layout(x, y)
             kind, since = self._touch.tap(lx, ly, down_ms, up_ms)
             return {"kind": kind, "interval_ms": since}
@@ -254,18 +270,24 @@ class ScreenModel:
     def long_press(self, x: int, y: int, duration_ms: int = 1000) -> None:
         """A touch held at (x, y) (what ``input swipe x y x y 1000`` does)."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.long_press(x, y)
             lx, ly = self.display.to_layout(x, y)
             self._touch.long_press(int(lx), int(ly), duration_ms)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
         """A swipe; a (near) zero-distance swipe of >= 500 ms is a long press."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.swipe(x1, y1, x2, y2, duration_ms)
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
             self._touch.swipe(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
         """Press, hold, move (``input draganddrop``): a long press where it starts."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.swipe(x1, y1, x2, y2, duration_ms)
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
             self._touch.drag(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
 
@@ -273,6 +295,8 @@ class ScreenModel:
         """Two fingers around (x, y) ending ``scale`` times as far apart; True if a
         zoomable screen (or the web page under them) zoomed."""
         with self._lock:
+            if self._replay is not None:
+                self._replay.settle_and_refuse(f"a pinch at ({x:g}, {y:g})")
             lx, ly = self.display.to_layout(x, y)
             return self._touch.pinch(lx, ly, scale)
 
@@ -319,16 +343,22 @@ class ScreenModel:
     def type_text(self, text: str) -> None:
         """Characters into the focused editable field (no-op when nothing is focused)."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.text(text)
             self._keys.type_text(text)
 
     def key(self, keycode: int) -> None:
         """One key event (``input keyevent``)."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.key(int(keycode))
             self._keys.key(int(keycode))
 
     def key_combination(self, keycodes: list[int]) -> None:
         """Keys held together (``input keycombination``): CTRL+A/C/X/V, SHIFT+letter."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.combination([int(c) for c in keycodes])
             self._keys.key_combination(keycodes)
 
     # -- intents --------------------------------------------------------------------------
@@ -341,6 +371,8 @@ class ScreenModel:
         of its activities puts that screen on top of the app's task.
         """
         with self._lock:
+            if self._replay is not None:
+                return self._replay.launch(package)
             ok = self._state.launch(package, activity, data)
             self._state.changed()
             return ok
@@ -353,6 +385,8 @@ class ScreenModel:
     def view(self, uri: str) -> str | None:
         """ACTION_VIEW ``uri``; returns the package that handled it, or None."""
         with self._lock:
+            if self._replay is not None:
+                return self._replay.view(uri)
             pkg = self._state.view(uri)
             self._state.changed()
             return pkg

@@ -31,6 +31,7 @@ from .process import (
     Gen,
     Proc,
     Reader,
+    Refused,
     ShellExit,
     StreamSink,
     decode,
@@ -384,6 +385,12 @@ class Shell(Redirections):
                 fd, data = next(gen)
             except StopIteration as stop:
                 return int(stop.value or 0) & 0xFF
+            except Refused as no:  # the model refused: the program fails, the shell goes on
+                gen.close()
+                routed = io.route(2, (no.message.rstrip("\n") + "\n").encode())
+                if routed is not None:
+                    yield routed
+                return no.status & 0xFF
             routed = io.route(fd, data)
             if routed is not None:
                 yield routed

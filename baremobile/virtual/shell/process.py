@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 __all__ = [
-    "Chunk", "Gen", "Cancelled", "ShellExit", "Reader", "Sink", "StreamSink", "BufferSink",
-    "NullSink", "FileSink", "IO", "out", "err", "decode", "strerror", "ShellHandle", "Proc",
+    "Chunk", "Gen", "Cancelled", "Refused", "ShellExit", "Reader", "Sink", "StreamSink",
+    "BufferSink", "NullSink", "FileSink", "IO", "out", "err", "decode", "strerror",
+    "ShellHandle", "Proc",
 ]
 
 Chunk = tuple[int, bytes]
@@ -29,6 +30,17 @@ Gen = Generator[Chunk, None, int]
 
 class Cancelled(Exception):
     """The client went away; unwinds the whole process."""
+
+
+class Refused(Exception):  # noqa: N818 - a program's failure, not the shell's
+    """What a program's model refuses to do (a recorded scenario's "not in the recording"):
+    the program prints ``message`` on stderr and exits with ``status``, as a failing
+    command on a phone would; the shell goes on."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
 
 
 class ShellExit(Exception):  # noqa: N818 - control flow, not an error

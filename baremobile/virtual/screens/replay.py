@@ -1,0 +1,249 @@
+"""A recorded scenario played back (``recorded: true``; ``baremobile trace to-scenario``).
+
+A recorded scenario is a session of a real phone: each distinct screen it showed is a
+screen (its dump, served byte for byte as recorded), each action it saw is a rule leading
+to the screen that came next. Playing it back is a walk along those rules:
+
+* a tap, long press or swipe fires the current screen's rule whose node is under the
+  finger (``tap: {…, bounds: …}``; a swipe by its direction and ``from`` node);
+* typed text goes into the field as it is typed (``input text``, SPACE, DEL, CTRL+A):
+  while it is the beginning of some ``type`` rule's text, typing goes on; the rule fires
+  when the next thing happens (a dump, a touch, a key) with the whole text typed — or on
+  ENTER for a rule with ``submit: true``; a tap on a ``type`` rule's ``into`` field
+  focuses it (nothing changes on screen);
+* keys fire ``key`` rules, ``am start``/``monkey`` fire ``launched`` rules and
+  ``ACTION_VIEW`` fires ``opened`` rules.
+
+Anything else is **not in the recording**: the input is refused with
+:class:`~baremobile.virtual.shell.process.Refused` (the program prints why on stderr and
+exits 1, as a failing command on a phone would) and the screen stays, so an agent that
+diverges from the recording sees an error instead of passing silently.
+"""
+
+from __future__ import annotations
+
+from baremobile.virtual.scenario import Rule, Scenario, ScreenDef, Selector
+from baremobile.virtual.shell.process import Refused
+from baremobile.virtual.uixml import Node
+
+__all__ = ["Replay", "NOT_RECORDED"]
+
+#: How every refusal starts (what tests and agents look for).
+NOT_RECORDED = "not in the recording"
+
+_DEL, _FORWARD_DEL, _SPACE, _ENTER = 67, 112, 62, 66
+_CARET_KEYS = {122, 123, 21, 22}  # MOVE_HOME, MOVE_END, DPAD_LEFT, DPAD_RIGHT
+_CTRL, _A = {113, 114}, 29
+_SLOP = 10  # px: a swipe this short is a touch in place
+
+
+def _contains(n: Node, x: float, y: float) -> bool:
+    x1, y1, x2, y2 = n.bounds
+    return x1 <= x < x2 and y1 <= y < y2
+
+
+def _area(n: Node) -> int:
+    x1, y1, x2, y2 = n.bounds
+    return max(0, x2 - x1) * max(0, y2 - y1)
+
+
+class Replay:
+    """Where a recorded scenario's playback is, and what input does to it (not
+    thread-safe: :class:`~baremobile.virtual.screens.ScreenModel` holds its lock)."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.sc = scenario
+        self.start = self._start_screen()
+        self.screen = self.start
+        self._xml: dict[str, bytes] = {}
+        self._typed = ""  # what was typed into the field since the screen came
+        self._typing = False  # a field was focused or typed into
+        self._selected = False  # CTRL+A: the next text or DEL replaces everything
+
+    def _start_screen(self) -> str:
+        sc = self.sc
+        if sc.start is not None:
+            if sc.start in sc.screens:
+                return sc.start
+            app = sc.apps[sc.start]
+            if app.start is not None:
+                return app.start
+        return next(iter(sc.screens))
+
+    def reset(self) -> None:
+        """Back to the first screen."""
+        self.screen = self.start
+        self._clear_typing()
+
+    # -- what is shown ------------------------------------------------------------------
+    @property
+    def sd(self) -> ScreenDef:
+        """The screen shown now."""
+        return self.sc.screens[self.screen]
+
+    def dump(self) -> bytes:
+        """The screen's dump exactly as it was recorded (typing in progress settled first)."""
+        self._settle()
+        name = self.screen
+        if name not in self._xml:
+            self._xml[name] = self.sd.xml_path.read_bytes()
+        return self._xml[name]
+
+    def windows(self) -> list[Node]:
+        """The screen's windows (for the screenshot)."""
+        self._settle()
+        return self.sd.windows
+
+    def current(self) -> tuple[str, str]:
+        """(package, activity) of the screen shown."""
+        return self.sd.package, self.sd.activity
+
+    # -- touches --------------------------------------------------------------------------
+    def tap(self, x: float, y: float) -> None:
+        self._settle()
+        rule = self._under("tap", x, y)
+        if rule is not None:
+            return self._fire(rule)
+        fields = [r.options["into"] for r in self._rules("type") if "into" in r.options]
+        if any(_contains(n, x, y) for sel in fields for n in sel.find(self.sd.windows)):
+            self._typing = True  # the field the recording typed into gets focus
+            return None
+        self._refuse(f"a tap at ({x:g}, {y:g})")
+
+    def long_press(self, x: float, y: float) -> None:
+        self._settle()
+        rule = self._under("long_press", x, y)
+        if rule is None:
+            self._refuse(f"a long press at ({x:g}, {y:g})")
+        self._fire(rule)
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, ms: int) -> None:
+        if abs(x2 - x1) <= _SLOP and abs(y2 - y1) <= _SLOP:
+            if ms >= 500:
+                return self.long_press(x1, y1)
+            return self.tap(x1, y1)
+        self._settle()
+        dx, dy = x2 - x1, y2 - y1
+        direction = (("left" if dx < 0 else "right") if abs(dx) > abs(dy)
+                     else ("up" if dy < 0 else "down"))
+        for rule in self._rules("swipe"):
+            start = rule.options.get("from")
+            if rule.direction == direction and (
+                    start is None or any(_contains(n, x1, y1)
+                                         for n in start.find(self.sd.windows))):
+                return self._fire(rule)
+        self._refuse(f"a swipe {direction} from ({x1:g}, {y1:g})")
+
+    def settle_and_refuse(self, what: str) -> None:
+        """Input the recording has no rules for at all (a pinch)."""
+        self._settle()
+        self._refuse(what)
+
+    # -- typing and keys ------------------------------------------------------------------
+    def text(self, text: str) -> None:
+        self._edit(("" if self._selected else self._typed) + text)
+
+    def key(self, code: int) -> None:
+        if code == _SPACE:
+            return self.text(" ")
+        if code in (_DEL, _FORWARD_DEL) and (self._typing or self._rules("type")):
+            if self._selected or code == _FORWARD_DEL:
+                return self._edit("" if self._selected else self._typed)
+            return self._edit(self._typed[:-1])  # DEL on an empty field deletes what was there
+        if code in _CARET_KEYS and self._typing:
+            return None
+        if code == _ENTER and self._typing:
+            for rule in self._rules("type"):
+                if rule.options.get("submit") and rule.options["text"] == self._typed:
+                    return self._fire(rule)
+        self._settle()
+        for rule in self._rules("key"):
+            if rule.options["key"] == code:
+                return self._fire(rule)
+        self._refuse(f"key {code}")
+
+    def combination(self, codes: list[int]) -> None:
+        if len(codes) == 2 and codes[0] in _CTRL and codes[1] == _A and self._rules("type"):
+            self._typing = self._selected = True
+            return
+        self._settle()
+        self._refuse(f"the key combination {' '.join(map(str, codes))}")
+
+    # -- intents --------------------------------------------------------------------------
+    def launch(self, package: str) -> bool:
+        self._settle()
+        for rule in self._rules("launched"):
+            if rule.options["package"] == package:
+                self._fire(rule)
+                return True
+        self._refuse(f"starting {package}")
+        return False  # pragma: no cover - refused above
+
+    def view(self, uri: str) -> str:
+        self._settle()
+        for rule in self._rules("opened"):
+            if rule.options["uri"] == uri:
+                self._fire(rule)
+                return self.sd.package
+        self._refuse(f"opening {uri}")
+        return ""  # pragma: no cover - refused above
+
+    # -- inside ---------------------------------------------------------------------------
+    def _rules(self, trigger: str) -> list[Rule]:
+        return [r for r in self.sd.rules if r.trigger == trigger]
+
+    def _under(self, trigger: str, x: float, y: float) -> Rule | None:
+        """The rule whose node lies under (x, y); the smallest node wins."""
+        best: tuple[int, Rule] | None = None
+        for rule in self._rules(trigger):
+            sel = rule.selector or Selector()
+            for n in sel.find(self.sd.windows):
+                if _contains(n, x, y) and (best is None or _area(n) < best[0]):
+                    best = (_area(n), rule)
+        return best[1] if best is not None else None
+
+    def _fire(self, rule: Rule) -> None:
+        for a in rule.actions:
+            if a.kind in ("goto", "replace"):
+                self.screen = a.arg["screen"]
+        self._clear_typing()
+
+    def _clear_typing(self) -> None:
+        self._typed, self._typing, self._selected = "", False, False
+
+    def _edit(self, typed: str) -> None:
+        """Typing that makes the field hold ``typed`` (since the screen came)."""
+        texts = [r.options["text"] for r in self._rules("type")]
+        if not any(t.startswith(typed) for t in texts):
+            said = ", ".join(repr(t) for t in texts) or "nothing"
+            self._refuse(f"typing {typed!r} (the recording typed {said} here)")
+        self._typed, self._typing, self._selected = typed, True, False
+
+    def _settle(self) -> None:
+        """Typing is over (something else happens): fire the rule of what was typed."""
+        if not self._typed and not self._selected:
+            self._typing = False
+            return
+        for rule in self._rules("type"):
+            if rule.options["text"] == self._typed and not rule.options.get("submit"):
+                return self._fire(rule)
+        typed, self._typed, self._selected = self._typed, "", False
+        self._refuse(f"typing {typed!r} without finishing what the recording typed")
+
+    def _refuse(self, what: str) -> None:
+        seen = "; ".join(_describe(r) for r in self.sd.rules) or "nothing"
+        raise Refused(f"{NOT_RECORDED}: {what} on screen {self.screen!r} "
+                      f"({self.sd.package}); the recording did here: {seen}")
+
+
+def _describe(rule: Rule) -> str:
+    o = rule.options
+    if rule.trigger == "type":
+        return f"type {o['text']!r}" + (" + enter" if o.get("submit") else "")
+    if rule.trigger == "key":
+        return f"key {o['key']}"
+    if rule.trigger in ("launched", "opened"):
+        return f"{rule.trigger} {o.get('package') or o.get('uri')}"
+    if rule.trigger == "swipe":
+        return f"swipe {rule.direction}"
+    return f"{rule.trigger} {rule.selector}"
