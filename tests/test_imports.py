@@ -340,3 +340,18 @@ def test_tool_runners_reach_the_page_only_through_its_public_verbs():
                     node.attr not in public:
                 offences.append(f"{path.relative_to(ROOT)}:{node.lineno} page.{node.attr}")
     assert not offences, "tool code reaching past the Page's verbs:\n" + "\n".join(offences)
+
+
+def test_one_session_type():
+    """Every door runs tool calls against one Session class: what differs (connecting on
+    demand, one Page its owner holds, the daemon's pool) is the pages it is given
+    (``baremobile.tools.pages``), never a subclass overriding its methods."""
+    subclasses = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "")
+                         for b in node.bases}
+                if "Session" in bases:
+                    subclasses.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not subclasses, "Session subclasses:\n" + "\n".join(subclasses)

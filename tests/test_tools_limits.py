@@ -269,7 +269,7 @@ def test_a_device_already_connected_is_not_claimed_twice(monkeypatch):
         calls.append(spec)
         return FakePage({"usb:R58M": "R58M", None: "R58M"}.get(spec, spec))
 
-    monkeypatch.setattr("baremobile.tools.session._discover",
+    monkeypatch.setattr("baremobile.tools.pages._discover",
                         lambda: [DeviceInfo("usb:R58M", "device", "usb", "usb")])
     with Session(connect=connect_fn) as s:
         first = s.page("usb:R58M")

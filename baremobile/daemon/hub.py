@@ -26,7 +26,13 @@ from typing import Any
 from baremobile.daemon.cancel import Work
 from baremobile.daemon.errors import SessionNotFound, SessionNotOpen
 from baremobile.daemon.pool import Pool
-from baremobile.daemon.sessions import Policy, SessionState, SessionView, device_key
+from baremobile.daemon.sessions import (
+    Policy,
+    SessionState,
+    device_key,
+    request,
+    session_for_request,
+)
 from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
 from baremobile.tools.dispatch import call, error_data
 from baremobile.tools.session import NotAllowed, Options, Session
@@ -345,19 +351,19 @@ class Hub:
         then ``SESSION_NOT_FOUND``) and answer with its result (``{"ok": …}``, never raising
         for the tool's failure)."""
         state = self.session(session, create=create)
-        view = SessionView(self, state, policy)
-        with view.request():
+        view, pages = session_for_request(self, state, policy)
+        with request(state):
             def run() -> dict[str, Any]:
                 return call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
                             observe=policy.observe, settle=policy.settle,
                             max_chars=policy.max_chars, files_dir=policy.files_dir)
 
             result = work.run(run) if work is not None else run()
-        if view.used is not None:
+        if pages.used is not None:
             if result.get("ok"):
-                self.pool.mark_ok(view.used, result.get("device"))
+                self.pool.mark_ok(pages.used, result.get("device"))
             elif result.get("error", {}).get("code") in _DEVICE_FAULTS:
-                self.pool.mark_error(view.used, result["error"])
+                self.pool.mark_error(pages.used, result["error"])
         return result
 
     # -- lifecycle --------------------------------------------------------------------

@@ -3,10 +3,10 @@
 A session is what one agent holds across commands: the devices the pool assigned to it,
 its defaults (``configure``: observe, settle, max_chars, timeouts) and, through the pages
 the hub keeps open, the last snapshot's refs. ``tools.call`` runs against a
-:class:`SessionView`: a :class:`baremobile.tools.Session` whose pages and per-device locks
-are the hub's (one page and one lock per device for the whole daemon, so two calls on one
-device answer ``BUSY`` whoever makes them) and whose limits are the caller's
-:class:`Policy` (the MCP proxy passes its operator's ``--groups``, ``--files-dir``,
+:class:`baremobile.tools.Session` (the one session type) whose pages are :class:`HubPages`:
+the hub's pages and per-device locks (one page and one lock per device for the whole daemon,
+so two calls on one device answer ``BUSY`` whoever makes them) — and whose limits are the
+caller's :class:`Policy` (the MCP proxy passes its operator's ``--groups``, ``--files-dir``,
 ``--allow-device``; the CLI passes the directory of the file it names).
 """
 
@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.errors import BaremobileError
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.specs import NEW_VIRTUAL
 
-__all__ = ["Policy", "SessionState", "SessionView", "device_key"]
+__all__ = ["HubPages", "Policy", "SessionState", "device_key", "request",
+           "session_for_request"]
 
 
 def device_key(spec: str) -> str:
@@ -64,76 +64,85 @@ class Policy:
     max_chars: int | None = None
 
 
-class SessionView(Session):
-    """A daemon session as ``tools.call`` sees it, for one request."""
+class HubPages:
+    """Where a daemon session's pages come from, for one request
+    (:class:`baremobile.tools.pages.Pages`): the devices the pool assigned to the session,
+    over the hub's one pool of pages and its per-device locks (one page and one lock per
+    device for the whole daemon). A session's first call adopts the one free device it may
+    use; ``virtual:new`` is a phone of its own."""
 
-    def __init__(self, hub: Any, state: SessionState, policy: Policy) -> None:
-        super().__init__(connect=_no_connect, files_dir=policy.files_dir,
-                         allow_devices=policy.allow_devices,
-                         allow_scenarios=policy.allow_scenarios,
-                         allow_eval=hub.allow_eval)  # the daemon's operator decides
-        self.options = state.options  # shared by every request of the session
+    def __init__(self, hub: Any, state: SessionState) -> None:
         self.hub = hub
         self.state = state
         self.used: str | None = None  #: the pool key this request acted on
 
-    def page(self, device: str | None = None) -> Any:
-        spec = self.spec(device)
+    def page(self, session: Session, spec: str | None) -> Any:
         if spec is None or device_key(spec) == "auto":
-            spec = self.options.device
+            spec = session.options.device
         if spec is None:  # a session's first call: the one free device it may use, if any
-            spec = self.hub.adopt(self.state, self._may_use)
-        key = self.check_allowed(spec)
+            spec = self.hub.adopt(self.state, lambda key: _may_use(session, key))
+        key = session.check_allowed(spec)
         if key == NEW_VIRTUAL:  # the session's own virtual phone
             key = self.hub.own_phone(self.state)
         self.used = key
         return self.hub.attach(self.state, key)
 
-    def _may_use(self, key: str) -> bool:
-        try:
-            self.check_allowed(key)
-        except NotAllowed:
-            return False
-        return True
-
-    def acting(self, page: Any,
-               wait: float | None = None) -> contextlib.AbstractContextManager[None]:
-        return self.hub.pages.acting(page, self.options.busy_wait if wait is None else wait)
+    def claim(self, session: Session, spec: str) -> str:
+        key = session.check_allowed(spec)
+        if key == NEW_VIRTUAL:
+            key = self.hub.own_phone(self.state)
+        self.hub.attach(self.state, key, connect=False)  # claim it, or DEVICE_ASSIGNED
+        return key
 
     def pages(self) -> dict[str, Any]:
         open_pages = self.hub.pages.pages()
         return {spec: open_pages[spec] for spec in self.hub.pool.of_session(self.state.name)
                 if spec in open_pages}
 
-    def configure(self, **changes: Any) -> dict[str, Any]:
-        device = changes.get("device")
-        if isinstance(device, str) and device.strip():
-            key = self.check_allowed(device)
-            if key == NEW_VIRTUAL:
-                key = self.hub.own_phone(self.state)
-            self.hub.attach(self.state, key, connect=False)  # claim it, or DEVICE_ASSIGNED
-            changes["device"] = key
-        return super().configure(**changes)
-
-    def forget(self, page: Any) -> None:
-        self.hub.pages.forget(page)
+    def acting(self, page: Any, wait: float) -> contextlib.AbstractContextManager[None]:
+        return self.hub.pages.acting(page, wait)
 
     def interrupt(self, thread_id: int) -> Any:
         return self.hub.pages.interrupt(thread_id)
 
+    def forget(self, page: Any) -> None:
+        self.hub.pages.forget(page)
+
+    def allows_eval(self) -> bool:
+        return False  # the daemon's operator decides (Session(allow_eval=…))
+
     def close(self) -> None:  # the hub owns the pages
         pass
 
-    @contextlib.contextmanager
-    def request(self) -> Iterator[None]:
-        self.state.in_flight += 1
-        try:
-            yield
-        finally:
-            self.state.in_flight -= 1
-            self.state.calls += 1
-            self.state.touch()
+
+def _may_use(session: Session, key: str) -> bool:
+    try:
+        session.check_allowed(key)
+    except NotAllowed:
+        return False
+    return True
 
 
-def _no_connect(spec: str | None, **_: Any) -> Any:  # pragma: no cover - never called
-    raise BaremobileError("a session view connects through the hub")
+def session_for_request(hub: Any, state: SessionState, policy: Policy
+                        ) -> tuple[Session, HubPages]:
+    """The session ``tools.call`` runs one request against: the daemon session's defaults
+    (shared by all its requests), the calling client's limits (``policy``), the hub's pages.
+    Also returns the pages, which say which device the request used."""
+    pages = HubPages(hub, state)
+    session = Session(files_dir=policy.files_dir, allow_devices=policy.allow_devices,
+                      allow_scenarios=policy.allow_scenarios,
+                      allow_eval=hub.allow_eval,  # the daemon's operator decides
+                      pages=pages, options=state.options)
+    return session, pages
+
+
+@contextlib.contextmanager
+def request(state: SessionState) -> Iterator[None]:
+    """Count one request of ``state`` while it runs (``in_flight``, ``calls``, last use)."""
+    state.in_flight += 1
+    try:
+        yield
+    finally:
+        state.in_flight -= 1
+        state.calls += 1
+        state.touch()

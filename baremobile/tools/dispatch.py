@@ -34,6 +34,7 @@ from typing import Any
 from baremobile.errors import BaremobileError, InvalidArgument, PageClosed, vocabulary
 from baremobile.tools import hostfiles
 from baremobile.tools import spec as _spec
+from baremobile.tools.pages import OnePage
 from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
 from baremobile.trace.record import tool_call
@@ -182,60 +183,7 @@ def redacted(name: Any, arguments: Any, prefix: str = "") -> Any:
 # ---------------------------------------------------------------------------------------
 
 
-class _PageSession(Session):
-    """A session bound to one Page the caller owns (closing the session leaves it open).
-
-    It holds the page weakly: the session is remembered per page (:func:`session_for`)
-    and must not keep a page the caller dropped alive.
-    """
-
-    def __init__(self, page: Any) -> None:
-        super().__init__(connect=self._refuse)
-        self._ref = weakref.ref(page)
-
-    def _refuse(self, spec: str | None, **_: Any) -> Any:  # pragma: no cover - never reached
-        raise InvalidArgument("this session is bound to one page")
-
-    def _bound(self) -> Any:
-        page = self._ref()
-        if page is None:  # pragma: no cover - the caller holds the page while calling
-            raise PageClosed("the page this tool set drove is gone")
-        return page
-
-    def check_allowed(self, spec: str | None) -> str:
-        return self._key(spec)  # one page: page() says whether the spec names it
-
-    @property
-    def allow_eval(self) -> bool:
-        """The page's own switch (``page.allow_eval``): its owner decides."""
-        page = self._ref()
-        return bool(getattr(page, "allow_eval", False))
-
-    def page(self, device: str | None = None) -> Any:
-        page = self._bound()
-        device = self.spec(device)
-        if not device or device == page.serial:
-            return page
-        if device in ("virtual", "virtual:") and \
-                getattr(getattr(page, "transport", None), "kind", None) == "virtual":
-            return page
-        raise InvalidArgument(
-            f"this tool set drives {page.serial}, not {device!r}",
-            hint="omit device, or use baremobile.tools.Session() to drive several devices",
-        )
-
-    def pages(self) -> dict[str, Any]:
-        page = self._ref()
-        return {"bound": page} if page is not None else {}
-
-    def forget(self, page: Any) -> None:  # the caller owns the page
-        pass
-
-    def close(self) -> None:  # the caller owns the page
-        self._closed = True
-
-
-_BOUND: weakref.WeakKeyDictionary[Any, _PageSession] = weakref.WeakKeyDictionary()
+_BOUND: weakref.WeakKeyDictionary[Any, Session] = weakref.WeakKeyDictionary()
 _BOUND_LOCK = threading.Lock()
 
 
@@ -249,7 +197,7 @@ def session_for(target: Any) -> Session:
     with _BOUND_LOCK:
         s = _BOUND.get(target)
         if s is None:
-            s = _BOUND[target] = _PageSession(target)
+            s = _BOUND[target] = Session(pages=OnePage(target))
         return s
 
 

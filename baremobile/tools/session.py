@@ -34,40 +34,20 @@ import contextlib
 import dataclasses
 import logging
 import os
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from baremobile.errors import (
-    BaremobileError,
-    Busy,
-    DeviceNotFound,
     InvalidArgument,
-    InvalidScenario,
-    MultipleDevices,
 )
-from baremobile.trace.record import trace_door
+from baremobile.tools.pages import Connecting, NotAllowed, Pages, SessionClosed
 from baremobile.transport.base import check_text
-from baremobile.transport.specs import NEW_VIRTUAL, parse_host_port, parse_spec
+from baremobile.transport.specs import NEW_VIRTUAL, parse_spec
 
 __all__ = ["NotAllowed", "Options", "Session", "SessionClosed"]
 
 log = logging.getLogger("baremobile.tools")
-
-
-class NotAllowed(InvalidArgument):
-    """The operator has not allowed this (a host file outside the files directory, a
-    scenario file, a device spec outside the allow-list)."""
-
-    code = "NOT_ALLOWED"
-
-
-class SessionClosed(BaremobileError):
-    """The session (or MCP server) was closed; it drives no device any more."""
-
-    code = "SESSION_CLOSED"
-    default_hint = "start a new session (restart the MCP server)"
 
 
 @dataclass
@@ -92,17 +72,8 @@ class Options:
         return dataclasses.asdict(self)
 
 
-def _default_connect(device: str | None, **options: Any) -> Any:
-    from baremobile.page import connect
-
-    return connect(device, **options)
 
 
-def _discover() -> list[Any]:
-    """The devices discovery sees now (listing only: nothing is claimed or connected)."""
-    from baremobile.transport.discovery import devices
-
-    return devices()
 
 
 def files_root(value: str | os.PathLike[str] | None) -> str | None:
@@ -118,8 +89,6 @@ def files_root(value: str | os.PathLike[str] | None) -> str | None:
     return real
 
 
-def _is_virtual(key: str) -> bool:
-    return parse_spec(key).kind == "virtual"
 
 
 class Session:
@@ -144,11 +113,13 @@ class Session:
         allow_scenarios: bool = False,
         max_virtual_phones: int = 4,
         allow_eval: bool = False,
+        pages: Pages | None = None,
+        options: Options | None = None,
         **defaults: Any,
     ) -> None:
         if device is not None and not isinstance(device, str):
             raise InvalidArgument(f"device must be a string spec, not {device!r}")
-        self.options = Options()
+        self.options = options if options is not None else Options()
         self._files_dir = files_root(files_dir)
         if isinstance(allow_devices, str):
             allow_devices = [allow_devices]
@@ -157,23 +128,14 @@ class Session:
             else frozenset(self._key(d) for d in allow_devices if d and d.strip()))
         self.allow_scenarios = bool(allow_scenarios)
         self._allow_eval = bool(allow_eval)
-        if isinstance(max_virtual_phones, bool) or not isinstance(max_virtual_phones, int) \
-                or max_virtual_phones < 0:
-            raise InvalidArgument(f"max_virtual_phones must be an integer ≥ 0, "
-                                  f"not {max_virtual_phones!r}")
-        self.max_virtual_phones = max_virtual_phones
+        #: where this session's pages come from (see :mod:`baremobile.tools.pages`)
+        self._pages: Pages = pages if pages is not None else Connecting(
+            connect, connect_options, max_virtual_phones=max_virtual_phones)
         self._operator_device = self._key(device) if device and device.strip() else None
-        self.options.device = device.strip() if device and device.strip() else None
+        if device and device.strip():
+            self.options.device = device.strip()
         if defaults:
             self.configure(**defaults)
-        self._connect = connect or _default_connect
-        self._connect_options = dict(connect_options or {})
-        self._pages: dict[str, Any] = {}  # spec key → Page
-        self._locks: dict[int, threading.Lock] = {}  # id(page) → its device lock
-        self._acting: dict[int, Any] = {}  # thread id → the page that thread acts on
-        self._connect_locks: dict[str, threading.Lock] = {}  # spec/serial → its connect lock
-        self._virtual_connecting = 0
-        self._mutex = threading.Lock()  # guards the dicts above; never held while acting
         self._closed = False
 
     # -- the operator's limits ------------------------------------------------------------
@@ -188,8 +150,9 @@ class Session:
 
     @property
     def allow_eval(self) -> bool:
-        """Whether the ``eval`` tool may run JavaScript in pages (the operator's choice)."""
-        return self._allow_eval
+        """Whether the ``eval`` tool may run JavaScript in pages: the operator's choice (or,
+        for a Page its owner holds, the page's own ``allow_eval``)."""
+        return self._allow_eval or self._pages.allows_eval()
 
     @staticmethod
     def _key(spec: str | None) -> str:
@@ -247,7 +210,7 @@ class Session:
                     raise InvalidArgument(f"device must be a string, not {value!r}")
                 value = (value or "").strip() or None
                 if value is not None:
-                    self.check_allowed(value)
+                    value = self._pages.claim(self, value)
             elif key in ("timeout", "settle", "busy_wait"):
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                     0 <= value <= 600
@@ -275,57 +238,9 @@ class Session:
             return device.strip()
         return self.options.device
 
-    def _predict_serial(self, key: str) -> str | None:
-        """The serial ``key`` will connect to, when that is known without connecting."""
-        if _is_virtual(key):
-            return None  # every in-process phone has a serial of its own
-        if key == "auto":
-            env = os.environ.get("ANDROID_SERIAL", "").strip()
-            if env:
-                return self._predict_serial(self._key(env))
-        if key in ("auto", "usb"):
-            with self._mutex:
-                if not self._pages:
-                    return None  # nothing to share with: skip the discovery round
-            try:
-                ready = [d for d in _discover() if d.ready]
-            except BaremobileError:
-                return None
-            if key == "usb":
-                ready = [d for d in ready if d.via == "usb"]
-            if len(ready) != 1:
-                return None
-            serial = ready[0].serial
-            return serial.partition(":")[2] if ready[0].via == "usb" else serial
-        if key.startswith(("adb:", "usb:")):
-            return key[4:]
-        hp = parse_host_port(key)
-        if hp is not None:
-            return f"{hp[0]}:{hp[1]}"
-        return key
-
-    def _allowed_auto(self) -> str:
-        """The spec ``auto`` stands for under an allow-list: ``$ANDROID_SERIAL`` if allowed,
-        else the one ready device discovery lists among the allowed ones."""
-        assert self.allow_devices is not None
-        env = os.environ.get("ANDROID_SERIAL", "").strip()
-        if env:  # what connect() would use: only if the operator allowed it
-            return self.check_allowed(env)
-        ready = [d for d in _discover() if d.ready]
-        allowed = [spec for spec in map(self._allowed_spec, ready) if spec is not None]
-        if len(allowed) == 1:
-            return allowed[0]
-        if len(allowed) > 1:
-            raise MultipleDevices(allowed, hint="pick one: pass device, or set it once with "
-                                                "configure")
-        names = ", ".join(sorted(self.allow_devices | {"virtual"}))
-        if ready:
-            raise NotAllowed(f"none of the {len(ready)} ready device(s) is on this session's "
-                             "allow-list", hint=f"name an allowed device: {names}")
-        raise DeviceNotFound("no Android device found", hint=f"allowed devices: {names}")
-
-    def _allowed_spec(self, d: Any) -> str | None:
-        """The allowed spec that reaches discovered device ``d``, or None."""
+    def allowed_spec(self, d: Any) -> str | None:
+        """The allowed spec that reaches discovered device ``d`` (a
+        :class:`~baremobile.transport.discovery.DeviceInfo`), or None."""
         assert self.allow_devices is not None
         names = [d.serial]
         if d.via == "adb-server":
@@ -337,119 +252,23 @@ class Session:
                 return name
         return None
 
-    def _connected(self, serial: str | None) -> Any:
-        if serial is None:
-            return None
-        with self._mutex:
-            return next((p for p in self._pages.values() if p.serial == serial), None)
-
     def page(self, device: str | None = None) -> Any:
-        """The Page for ``device`` (see :meth:`spec`), connecting on first use.
-
-        Only the first call for a spec connects (others for the same spec wait for it;
-        other devices do not); a spec that turns out to name a device already connected
-        under another name shares its Page.
-        """
+        """The Page for ``device`` (see :meth:`spec`), connecting on first use where the
+        session's pages connect (only the first call for a spec connects; a spec naming a
+        device already connected under another name shares its Page)."""
         if self._closed:
             raise SessionClosed("this session is closed")
-        key = self.check_allowed(self.spec(device))
-        if key == "auto" and self.allow_devices is not None:
-            with self._mutex:
-                page = self._pages.get(key)
-            if page is None:  # discovery may only pick an allowed device
-                page = self.page(self._allowed_auto())
-                with self._mutex:
-                    self._pages[key] = page
-            return page
-        with self._mutex:
-            page = self._pages.get(key)
-        if page is not None:
-            return page
-        serial = self._predict_serial(key)
-        same = self._connected(serial)
-        if same is not None:
-            with self._mutex:
-                self._pages[key] = same
-            return same
-        with self._mutex:
-            lock = self._connect_locks.setdefault(serial or key, threading.Lock())
-        with lock:
-            with self._mutex:
-                page = self._pages.get(key)
-            page = page or self._connected(serial)
-            if page is not None:
-                with self._mutex:
-                    self._pages[key] = page
-                return page
-            return self._open(key)
-
-    def _open(self, key: str) -> Any:
-        virtual = _is_virtual(key)
-        if virtual:
-            with self._mutex:
-                running = sum(1 for p in {id(p): p for p in self._pages.values()}.values()
-                              if getattr(getattr(p, "transport", None), "kind", "") == "virtual")
-                if running + self._virtual_connecting >= self.max_virtual_phones:
-                    raise NotAllowed(
-                        f"this session already runs {running} virtual phone(s), its limit",
-                        hint="use one of the connected devices (see the devices tool)")
-                self._virtual_connecting += 1
-        log.info("connecting to %s", key)
-        try:
-            page = self._connect(None if key == "auto" else key, **self._connect_options)
-        except InvalidScenario as exc:  # never echo the file's content to the model
-            log.warning("cannot load the scenario of %s: %s", key, exc.message)
-            raise InvalidArgument(
-                f"the scenario of {key!r} cannot be loaded (missing, unreadable or not a "
-                "valid scenario; details are in the server log)",
-                hint="check the file, or use device 'virtual'") from None
-        except OSError as exc:  # a network error the transport did not map
-            raise DeviceNotFound(f"cannot reach {key!r}: {exc.strerror or type(exc).__name__}",
-                                 hint="check the device spec and that the device is on") \
-                from None
-        finally:
-            if virtual:
-                with self._mutex:
-                    self._virtual_connecting -= 1
-        with self._mutex:
-            if self._closed:
-                page.close()
-                raise SessionClosed("this session was closed while connecting")
-            # the same device reached under another name shares one Page (and one lock)
-            same = next((p for p in self._pages.values() if p.serial == page.serial), None)
-            if same is not None:
-                page.close()
-                page = same
-            self._pages[key] = page
-            self._locks.setdefault(id(page), threading.Lock())
-        if same is None:
-            trace_door(page)  # $BAREMOBILE_TRACE: record this page's session
-        log.info("connected to %s (%s)", page.serial, key)
-        return page
+        return self._pages.page(self, self.spec(device))
 
     def pages(self) -> dict[str, Any]:
-        """The pages opened so far: ``{spec: Page}``."""
-        with self._mutex:
-            return dict(self._pages)
+        """The pages open now: ``{spec: Page}``."""
+        return self._pages.pages()
 
-    @contextlib.contextmanager
-    def acting(self, page: Any, wait: float | None = None) -> Iterator[None]:
-        """Hold ``page``'s device lock for one call, or raise :class:`Busy`."""
-        with self._mutex:
-            lock = self._locks.setdefault(id(page), threading.Lock())
-        wait = self.options.busy_wait if wait is None else wait
-        got = lock.acquire(timeout=wait) if wait > 0 else lock.acquire(blocking=False)
-        if not got:
-            raise Busy(f"another call is acting on {getattr(page, 'serial', 'this device')}")
-        me = threading.get_ident()
-        with self._mutex:
-            self._acting[me] = page
-        try:
-            yield
-        finally:
-            with self._mutex:
-                self._acting.pop(me, None)
-            lock.release()
+    def acting(self, page: Any, wait: float | None = None
+               ) -> contextlib.AbstractContextManager[None]:
+        """Hold ``page``'s device for one call, or raise :class:`Busy` after ``wait``
+        seconds (default: the session's ``busy_wait``)."""
+        return self._pages.acting(page, self.options.busy_wait if wait is None else wait)
 
     def interrupt(self, thread_id: int) -> Any:
         """Cancel the call thread ``thread_id`` is making on a device: its device I/O is
@@ -459,33 +278,17 @@ class Session:
         Adapters that run a call in a :func:`~baremobile.transport.cancel.cancel_scope`
         cancel its token instead, which also covers connecting and waiting for the device.
         """
-        with self._mutex:
-            page = self._acting.get(thread_id)
-        if page is None:
-            return None
-        log.info("interrupting the call on %s", getattr(page, "serial", page))
-        with contextlib.suppress(Exception):
-            page.cancel("interrupted")
-        return page
+        return self._pages.interrupt(thread_id)
 
     def forget(self, page: Any) -> None:
         """Drop ``page`` from the session (after it was closed)."""
-        with self._mutex:
-            for key in [k for k, p in self._pages.items() if p is page]:
-                del self._pages[key]
-            if not any(p is page for p in self._acting.values()):
-                self._locks.pop(id(page), None)
+        self._pages.forget(page)
 
-    # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
-        """Close every page this session opened (calls still running fail fast)."""
+        """Close the session: the pages it opened are closed (calls still running fail
+        fast); a page its owner holds, or the daemon's, stays."""
         self._closed = True
-        with self._mutex:
-            pages = list({id(p): p for p in self._pages.values()}.values())
-            self._pages.clear()
-        for p in pages:
-            with contextlib.suppress(Exception):
-                p.close()
+        self._pages.close()
 
     @property
     def closed(self) -> bool:
@@ -498,4 +301,4 @@ class Session:
         self.close()
 
     def __repr__(self) -> str:
-        return f"<Session devices={list(self._pages)} options={self.options}>"
+        return f"<Session devices={list(self.pages())} options={self.options}>"
