@@ -22,6 +22,8 @@ import zlib
 from dataclasses import dataclass
 from typing import IO
 
+from baremobile.safetext import decode
+
 __all__ = ["ApkInfo", "read_apk", "ApkError", "MAX_MANIFEST", "MAX_TABLE"]
 
 #: the largest manifest and resource table read (real ones: ~10 KB–2 MB, ~50 KB–30 MB)
@@ -83,13 +85,13 @@ class _StringPool:
                 p += 2
             else:
                 p += 1
-            return data[p:p + n].decode("utf-8", "replace")
+            return decode(data[p:p + n])
         n = struct.unpack_from("<H", data, p)[0]
         p += 2
         if n & 0x8000:
             n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p)[0]
             p += 2
-        return data[p:p + 2 * n].decode("utf-16-le", "replace")
+        return decode(data[p:p + 2 * n], "utf-16-le")
 
 
 _NO_STRINGS: list[str] = []

@@ -24,6 +24,7 @@ from typing import Any
 from baremobile.apk import ApkError, read_apk
 from baremobile.device import Device
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.safetext import decode
 from baremobile.shell_words import command_line, quote, validate_package
 from baremobile.transport.base import check_text
 
@@ -232,7 +233,7 @@ class Apps:
         """``pm uninstall [-k] PACKAGE``; returns pm's answer (``Success``)."""
         argv = ["pm", "uninstall", *(["-k"] if keep_data else []), validate_package(package)]
         r = self.device.run(argv, check=False, timeout=120)
-        said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
+        said = decode(r.stdout + r.stderr).strip()
         if r.exit_code == 0 and "Success" in said:
             with self._lock:
                 for key in [k for k in self._labels if k[0] == package]:

@@ -33,6 +33,7 @@ from baremobile.gestures import (
     double_tap_plan,
     drag_plan,
 )
+from baremobile.safetext import decode
 from baremobile.shell_words import command_line, quote
 from baremobile.touch_events import (
     INPUT_GAP_MS,
@@ -159,7 +160,7 @@ class Touch:
         r = self.device.transport.shell(line, timeout=timeout)
         if r.exit_code == 0:
             return
-        said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+        said = decode(r.stderr or r.stdout).strip()
         if program == "sh" and "Permission denied" in said and \
                 self.device.api_level > EVDEV_MAX_API:
             raise Unsupported(

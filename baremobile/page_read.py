@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from baremobile.errors import DumpFailed, InvalidArgument, RefNotFound
+from baremobile.safetext import decode
 from baremobile.snapshot.dump_errors import StatusScan, dump_error
 
 __all__ = ["ReadVerbs"]
@@ -76,5 +77,5 @@ class ReadVerbs:
             )
         data = bytes(xml)
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark
-            return data.decode("utf-16", "replace")
-        return data.decode("utf-8", "replace")
+            return decode(data, "utf-16")
+        return decode(data)

@@ -61,6 +61,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.snapshot"],
     ["baremobile.transport"],
     ["baremobile.errors"],
+    ["baremobile.safetext"],  # text from outside made encodable, once (no I/O, stdlib only)
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone
     v("phone"),

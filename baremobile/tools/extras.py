@@ -17,6 +17,7 @@ from typing import Any
 
 from baremobile.errors import BaremobileError, CommandFailed, InvalidArgument
 from baremobile.keycodes import KEYCODES
+from baremobile.safetext import decode
 from baremobile.shell_words import validate_package
 from baremobile.text_input import clear_plan, typing_plan
 from baremobile.tools import hostfiles
@@ -79,7 +80,7 @@ def set_permission(page: Any, package: str, permission: str, grant: bool) -> Non
                               hint="e.g. android.permission.CAMERA")
     r = page.device.run(["pm", "grant" if grant else "revoke", package, permission], check=False)
     if r.exit_code != 0:
-        said = (r.stdout + r.stderr).decode("utf-8", "replace")
+        said = decode(r.stdout + r.stderr)
         line = next((x.strip() for x in said.splitlines() if "Exception" in x), said.strip())
         raise CommandFailed(f"pm {'grant' if grant else 'revoke'} failed: {line[:300]}",
                             exit_code=r.exit_code, output=said,
@@ -93,7 +94,7 @@ def install_apk(page: Any, apk: bytes, *, replace: bool = True) -> str:
     try:
         argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
         r = page.device.run(argv, check=False, timeout=300)
-        said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
+        said = decode(r.stdout + r.stderr).strip()
         if "Success" not in said:
             raise CommandFailed(f"pm install failed: {said[:300] or 'no output'}",
                                 exit_code=r.exit_code, output=said)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError, ServiceRefused
+from baremobile.safetext import decode
 from baremobile.transport import progress
 
 __all__ = [
@@ -67,7 +68,7 @@ class ShellResult:
     @property
     def text(self) -> str:
         """stdout decoded as UTF-8 (invalid bytes replaced)."""
-        return self.stdout.decode("utf-8", "replace")
+        return decode(self.stdout)
 
     @property
     def ok(self) -> bool:
@@ -76,7 +77,7 @@ class ShellResult:
     def check(self) -> ShellResult:
         """Return self, or raise :class:`CommandFailed` with the device's own words."""
         if self.exit_code != 0:
-            said = (self.stderr or self.stdout).decode("utf-8", "replace").strip()
+            said = decode(self.stderr or self.stdout).strip()
             first = said.splitlines()[0] if said else "no output"
             raise CommandFailed(
                 f"`{self.command}` failed on the device (exit {self.exit_code}): {first}",
@@ -313,7 +314,7 @@ def split_sentinel(output: bytes, marker: bytes, command: str = "") -> tuple[byt
         raise CommandFailed(
             f"`{command}` did not finish normally (no exit status came back)",
             command=command,
-            output=output.decode("utf-8", "replace"),
+            output=decode(output),
             hint="the command line may be malformed for the device's shell, "
             "or the shell was killed",
         )
