@@ -56,15 +56,17 @@ class WebVerbs:
             tracker.adopt(fork)  # the native pass is what is shown
         return snap.add_notes(notes, limits.get("max_chars"))
 
-    def eval_js(self, expression: str, *, timeout: float = 10.0) -> Any:
+    def eval_js(self, expression: str, *, timeout: float = 10.0, allowed: bool = False) -> Any:
         """The value of a JavaScript expression in the page the foreground WebView (or
         Chrome's tab) shows — only when ``page.allow_eval = True`` was set (a script sees
-        the page's cookies and can change it). A promise is awaited; the value comes back
-        as JSON data. For reading and acting, snapshots and refs need no script."""
+        the page's cookies and can change it), or for this one call with ``allowed=True``
+        (what the tools' ``eval`` passes where its operator allowed it; ``allow_eval`` stays
+        as it is). A promise is awaited; the value comes back as JSON data. For reading
+        and acting, snapshots and refs need no script."""
         if not isinstance(expression, str) or not expression.strip():
             raise InvalidArgument("eval_js needs a JavaScript expression (a non-empty string)")
         with self._using():  # type: ignore[attr-defined]
-            if not self.allow_eval:
+            if not (allowed is True or self.allow_eval):
                 raise WebUnavailable(
                     "running JavaScript in the page is off",
                     hint="set page.allow_eval = True to allow it (docs/web.md: what a script "

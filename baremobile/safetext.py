@@ -108,11 +108,13 @@ def _leaf(v: Any) -> Any:
     return v
 
 
-def problem(value: Any, *, max_depth: int = MAX_DEPTH, where: str = "") -> str | None:
+def problem(value: Any, *, max_depth: int = MAX_DEPTH, where: str = "",
+            numbers: bool = True) -> str | None:
     """What keeps ``value`` (JSON-like data) from being encoded as JSON in UTF-8, or None:
     ``"text at 'steps[0].args.text' holds a lone surrogate (U+D800 at index 3)"``,
-    ``"… nests deeper than 100 levels"``, ``"… is a non-finite number"``, ``"… is a
-    Python set, not JSON"``. Walks iteratively, so any depth is answered."""
+    ``"… nests deeper than 100 levels"``, ``"… is a non-finite number"`` (unless
+    ``numbers=False``: a reader that checks numbers itself), ``"… is a Python set, not
+    JSON"``. Walks iteratively, so any depth is answered."""
     stack: list[tuple[Any, str, int]] = [(value, where, 0)]
     while stack:
         v, at, depth = stack.pop()
@@ -125,7 +127,7 @@ def problem(value: Any, *, max_depth: int = MAX_DEPTH, where: str = "") -> str |
         elif v is None or isinstance(v, (bool, int)):
             continue
         elif isinstance(v, float):
-            if not math.isfinite(v):
+            if numbers and not math.isfinite(v):
                 return f"the number {_at(at)}is {v!r}, which JSON cannot carry"
         elif isinstance(v, (dict, list, tuple)):
             if depth >= max_depth:

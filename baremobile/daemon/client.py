@@ -29,7 +29,8 @@ from collections.abc import Callable
 from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
 from baremobile.daemon.errors import DaemonUnavailable, VersionMismatch
-from baremobile.errors import BaremobileError
+from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.safetext import problem
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -238,6 +239,11 @@ class Client:
               on_progress: Callable[[int, int | None], None] | None = None) -> Any:
         sock = self._sock
         assert sock is not None
+        why = problem(params, where="params")
+        if why is not None:  # e.g. a command line holding bytes that are not UTF-8
+            raise InvalidArgument(f"{method} cannot be sent: {why}",
+                                  hint="pass text that is valid UTF-8, finite numbers, and "
+                                       "data nested at most a few levels")
         rid = f"{os.getpid()}-{next(_IDS)}"
         message: dict[str, Any] = {"id": rid, "type": "daemon_request", "method": method,
                                    "params": params}

@@ -55,7 +55,7 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
                       "pip install 'baremobile[mcp]'") from _exc
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import TEXT_PAYLOADS, call, redacted, to_text
+from baremobile.tools.dispatch import TEXT_PAYLOADS, answerable, call, redacted, to_text
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
@@ -82,8 +82,11 @@ def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
 
     The text block is what an LLM reads (:func:`~baremobile.tools.to_text`); a screenshot
     adds an image block; ``structuredContent`` repeats the facts — not the text payloads
-    (snapshot, log, file content) or image bytes, which would double the payload.
+    (snapshot, log, file content) or image bytes, which would double the payload. A result
+    the protocol could not carry (:func:`~baremobile.tools.dispatch.answerable`) becomes an
+    ``INTERNAL_ERROR`` result: the server's writer never meets text it cannot encode.
     """
+    result = answerable(result)
     content: list[Any] = [types.TextContent(text=to_text(result))]
     image = result.get("image") if result.get("ok") else None
     if image:
@@ -241,7 +244,10 @@ def operator_groups(args: argparse.Namespace) -> list[str]:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = json.dumps(value, default=str)  # ASCII: a log line never fails to encode
+    except (ValueError, RecursionError):
+        text = f"<{type(value).__name__} that is not JSON>"
     return text if len(text) <= 200 else text[:197] + "..."
 
 
