@@ -289,7 +289,7 @@ class DaemonServer:
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> DaemonServer:
         paths.ensure_directory(self.path)
-        self._lockfile = os.open(paths.lock_path(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        self._lockfile = paths.open_side_file(paths.lock_path(self.path), os.O_RDWR)
         try:
             fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
