@@ -20,6 +20,7 @@ Machines here are shared and noisy: read the ratios, not the absolute numbers.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import sys
@@ -41,10 +42,8 @@ def best(fn: Callable[[], object], rounds: int) -> float:
     times = []
     for _ in range(rounds):
         t0 = time.perf_counter()
-        try:
-            fn()
-        except (ApkError, BaremobileError, ValueError):
-            pass  # a refusal is an answer too
+        with contextlib.suppress(ApkError, BaremobileError, ValueError):
+            fn()  # a refusal is an answer too
         times.append(time.perf_counter() - t0)
     return min(times)
 

@@ -359,3 +359,23 @@ def test_the_client_refuses_to_send_what_it_cannot_encode(daemon_socket):
         assert err.value.code == "INVALID_ARGUMENT"
         assert "lone surrogate" in err.value.message
         assert client.request("daemon/ping")["ok"] is True
+
+
+@pytest.mark.parametrize("route", [["--no-daemon", "-d", "virtual"], []])
+def test_a_command_line_that_is_not_utf8_is_refused_not_a_traceback(daemon_socket, route,
+                                                                    tmp_path):
+    """Python holds bytes of the command line that are not UTF-8 as lone surrogates
+    (surrogateescape): the CLI answers INVALID_ARGUMENT, through the daemon or not."""
+    import subprocess
+    import sys
+
+    from tests.daemon_helpers import cli_env
+
+    argv = [sys.executable.encode(), b"-m", b"baremobile", b"type", b"1", b"caf\xe9 \xff",
+            *[a.encode() for a in route]]
+    r = subprocess.run(argv, capture_output=True, env=cli_env(), cwd=tmp_path, timeout=120,
+                       stdin=subprocess.DEVNULL)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 2, (r.returncode, err)
+    assert err.startswith("error [INVALID_ARGUMENT]:") and "surrogate" in err, err
+    assert "Traceback" not in err

@@ -256,6 +256,16 @@ def test_deep_arguments_are_invalid_argument_in_tools_call(levels):
             assert "nests deeper" in r["error"]["message"] or levels < 50, r
 
 
+def test_huge_numbers_are_invalid_arguments_not_internal_errors():
+    with tools.Session() as s:
+        for args in ({"ref": 10 ** 5000}, {"ref": -(2 ** 70)}, {"x": 10 ** 30, "y": 1},
+                     {"x": float("nan"), "y": 1}, {"x": 1e308 * 10, "y": 1}):
+            r = tools.call(s, "tap", args)
+            assert not r["ok"] and r["error"]["code"] == "INVALID_ARGUMENT", (args, r)
+            encodable = json.dumps(r, allow_nan=False)
+            assert len(encodable) < 2000
+
+
 def test_deep_json_arguments_through_the_adapters_bridge():
     from baremobile.integrations.bridge import Bridge
 
@@ -459,3 +469,50 @@ def test_find_prints_one_line_per_match_whatever_the_description(desc_phone, tmp
     snap = cli("--no-daemon", "snapshot", "-d", desc_phone.address, cwd=out).stdout
     shown = lines[0].split(" ", 2)[2]
     assert shown in snap, (shown, snap)
+
+
+# -- dumps: any text a dump can carry, and a bound on attributes --------------------------------
+
+
+def _dump(text: str, extra: str = "") -> bytes:
+    from xml.sax.saxutils import quoteattr
+
+    node = (f'<node index="0" text={quoteattr(text)} resource-id="" '
+            'class="android.widget.Button" package="com.example" content-desc="" '
+            'checkable="false" checked="false" clickable="true" enabled="true" '
+            'focusable="false" focused="false" scrollable="false" long-clickable="false" '
+            f'password="false" selected="false" bounds="[0,0][100,100]" {extra}/>')
+    return ('<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">' + node
+            + "</hierarchy>").encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.characters(exclude_categories=()),
+                          st.sampled_from(["\ud800", "\udfff", "\x00", "&#xD800;", "&#0;",
+                                           "\u2028", "\n"])), max_size=20).map("".join))
+def test_any_text_a_dump_carries_is_a_snapshot_or_a_typed_refusal(text):
+    from baremobile.errors import InvalidDump
+    from baremobile.snapshot import from_xml
+
+    for raw in (_dump(text), _dump("x").replace(b'text="x"', b'text="' + text.encode(
+            "utf-8", "surrogatepass").replace(b'"', b"&quot;") + b'"')):
+        try:
+            snap = from_xml(raw)
+        except InvalidDump:
+            continue
+        snap.text.encode("utf-8")
+        assert problem(snap.text) is None
+
+
+def test_an_element_with_too_many_attributes_is_refused():
+    from baremobile.errors import DumpTooLarge
+    from baremobile.snapshot import from_xml
+
+    ok = " ".join(f'a{i}=""' for i in range(100 - 17))
+    assert from_xml(_dump("fine", ok)).refs
+    with pytest.raises(DumpTooLarge) as err:
+        from_xml(_dump("many", ok + ' one_more=""'))
+    assert err.value.limit == "max_attributes"
+    big = " ".join(f'a{i}=""' for i in range(300_000))
+    with pytest.raises(DumpTooLarge):
+        bounded(lambda: from_xml(_dump("huge", big)))

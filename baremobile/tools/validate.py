@@ -48,6 +48,8 @@ ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
 MAX_ARGUMENT_DEPTH = 32
 
 _INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*$")
+#: no parameter takes an integer this large (refs, pixels, counts, milliseconds)
+_INT_LIMIT = 2 ** 63
 
 
 def _type_name(value: Any) -> str:
@@ -101,6 +103,9 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
             )
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidArgument(f"{where} must be a finite number, not {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _INT_LIMIT:
+        raise InvalidArgument(f"{where} is out of range ({_short(value)})",
+                              hint=_hint(where, schema))
     if "enum" in schema and value not in schema["enum"]:
         options = ", ".join(repr(v) for v in schema["enum"])
         raise InvalidArgument(f"{where} must be one of {options}, not {_short(value)}")
@@ -223,7 +228,8 @@ def _check_any_of(value: Any, schema: Mapping[str, Any], where: str) -> None:
 
 def _short(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
-        return f"an integer of {len(str(abs(value)))} digits"
+        # (str() of an integer over 4,300 digits raises: count its digits from its bits)
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     if isinstance(value, (list, tuple, dict)):  # never repr a whole (deep, huge) container
         return f"{_type_name(value)} of {len(value)} item{'s' if len(value) != 1 else ''}"
     text = repr(value)
