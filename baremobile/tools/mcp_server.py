@@ -406,7 +406,7 @@ def _private_log(path: str) -> Any:
     if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 and \
             hasattr(os, "fchmod") and st.st_uid == os.getuid():
         os.fchmod(fd, 0o600)
-    return os.fdopen(fd, "a", encoding="utf-8")
+    return os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")  # any text logs
 
 
 def run(args: argparse.Namespace) -> int:
