@@ -379,3 +379,23 @@ def test_a_command_line_that_is_not_utf8_is_refused_not_a_traceback(daemon_socke
     assert r.returncode == 2, (r.returncode, err)
     assert err.startswith("error [INVALID_ARGUMENT]:") and "surrogate" in err, err
     assert "Traceback" not in err
+
+
+def test_sessions_are_bounded(daemon_socket, monkeypatch):
+    """Session names come from clients: past the limit a new one is refused (typed), the
+    existing ones go on, and releasing one makes room."""
+    from baremobile.daemon import hub as hub_module
+
+    monkeypatch.setattr(hub_module, "MAX_SESSIONS", 3)
+    with running_daemon(daemon_socket):
+        c = RawClient(daemon_socket)
+        for name in ("a", "b", "c"):
+            assert c.call("tools/call", {"name": "configure", "arguments": {},
+                                         "session": name, "groups": ["session"]})["success"]
+        got = c.call("tools/call", {"name": "configure", "arguments": {}, "session": "d",
+                                    "groups": ["session"]})
+        assert not got["success"] and got["code"] == "DAEMON_ERROR", got
+        assert "release" in got["hint"]
+        assert c.call("daemon/releaseSession", {"sessionId": "a"})["success"]
+        assert c.call("tools/call", {"name": "configure", "arguments": {}, "session": "d",
+                                     "groups": ["session"]})["success"]
