@@ -516,3 +516,21 @@ def test_an_element_with_too_many_attributes_is_refused():
     big = " ".join(f'a{i}=""' for i in range(300_000))
     with pytest.raises(DumpTooLarge):
         bounded(lambda: from_xml(_dump("huge", big)))
+
+
+# -- a command's answer held in memory is bounded -----------------------------------------------
+
+
+def test_a_command_that_answers_without_end_is_refused_and_the_link_holds(phone, adb_key,
+                                                                          monkeypatch):
+    from baremobile.errors import CommandFailed
+    from baremobile.transport import base
+
+    monkeypatch.setattr(base, "MAX_OUTPUT", 1 << 20)
+    with connect(phone.address, keys=[adb_key]) as page:
+        with pytest.raises(CommandFailed, match="more than 1 MiB"):
+            page.shell("seq 1 500000")
+        with pytest.raises(CommandFailed, match="more than 1 MiB"):
+            page.transport.exec_out("seq 1 500000")
+        assert page.shell("echo still here").strip() == "still here"
+        assert page.transport.exec_out("seq 1 20000").split()[-1] == b"20000"

@@ -50,6 +50,11 @@ __all__ = [
 DEFAULT_TIMEOUT = 20.0
 DUMP_TIMEOUT = 30.0
 
+#: The most output one ``shell``/``exec_out`` call keeps (bytes). A dump is bounded by the
+#: pruner, a pull streams to disk; a command's answer held in memory is bounded here, as a
+#: device (or what its apps print) could send without end.
+MAX_OUTPUT = 256 * 1024 * 1024
+
 #: The largest ADB message payload every adbd accepts: 4 KiB. Android 6 (API 23) and older
 #: drop the connection on anything bigger (AOSP adb ``check_header``; 256 KiB came with
 #: Android 7, 1 MiB with Android 9), so an OPEN — the whole shell command line — must fit.
@@ -214,9 +219,9 @@ class Transport(ABC):
         t = self._timeout(timeout)
         if "shell_v2" in self.features:
             chunks = self.open_service("shell,v2,raw", command, timeout=t)
-            return ShellV2Decoder.decode_all(chunks, command)
+            return ShellV2Decoder.decode_all(capped(chunks, command), command)
         wrapped, marker = with_sentinel(command)
-        out = b"".join(self.open_service("shell", wrapped, timeout=t))
+        out = b"".join(capped(self.open_service("shell", wrapped, timeout=t), command))
         # before Android 7, shell: runs on a pty, which turns every \n into \r\n
         out = out.replace(b"\r\n", b"\n")
         stdout, code = split_sentinel(out, marker, command)
@@ -231,8 +236,9 @@ class Transport(ABC):
         return self.open_service("exec", command, timeout=self._timeout(timeout))
 
     def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
-        """Raw stdout of ``command`` (binary-safe; ``exec:`` has no pty)."""
-        return b"".join(self.stream(command, timeout=timeout))
+        """Raw stdout of ``command`` (binary-safe; ``exec:`` has no pty), at most
+        :data:`MAX_OUTPUT` bytes (more is :class:`~baremobile.errors.CommandFailed`)."""
+        return b"".join(capped(self.stream(command, timeout=timeout), command))
 
     @abstractmethod
     def push(
@@ -267,6 +273,26 @@ class Transport(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def capped(chunks: Iterable[bytes], command: str, limit: int | None = None) -> Iterator[bytes]:
+    """``chunks`` as they come, until more than ``limit`` (:data:`MAX_OUTPUT`) bytes came:
+    then :class:`~baremobile.errors.CommandFailed` (the stream is closed)."""
+    limit = MAX_OUTPUT if limit is None else limit
+    total = 0
+    it = iter(chunks)
+    try:
+        for chunk in it:
+            total += len(chunk)
+            if total > limit:
+                raise CommandFailed(f"`{command[:80]}` answered more than {limit >> 20} MiB; "
+                                    "refused", command=command,
+                                    hint="the device sent more than any answer needs")
+            yield chunk
+    finally:
+        close = getattr(it, "close", None)
+        if close is not None:
+            close()
 
 
 def check_path(verb: str, path: object) -> None:
