@@ -288,6 +288,22 @@ def test_deep_json_arguments_through_the_openai_agents_tool():
         assert isinstance(out, str) and out.startswith("error INVALID_ARGUMENT"), out
 
 
+def test_deep_arguments_through_the_langchain_tool():
+    """LangChain repr()s a call's input before running the tool: a 5,000-deep dict raised
+    RecursionError out of ``tool.invoke``; it is an error ToolMessage now."""
+    lc = pytest.importorskip("baremobile.integrations.langchain",
+                             reason="langchain-core is not installed")
+    with tools.Session() as s:
+        tap = next(t for t in lc.tools(s) if t.name == "tap")
+        for levels in (40, 5_000, 50_000):
+            msg = tap.invoke({"type": "tool_call", "id": "c1", "name": "tap",
+                              "args": {"x": deep(levels), "y": 1}})
+            assert msg.status == "error" and "INVALID_ARGUMENT" in msg.content, msg
+            assert "nests deeper" in msg.content
+        text = asyncio.run(tap.ainvoke({"x": deep(5_000), "y": 1}))
+        assert text.startswith("error INVALID_ARGUMENT"), text
+
+
 def test_deep_arguments_through_the_daemon(phone, daemon_socket):
     with running_daemon(daemon_socket, devices=[phone.address]):
         c = RawClient(daemon_socket)
