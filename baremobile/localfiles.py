@@ -67,13 +67,22 @@ def os_error(exc: OSError, what: str, *, hint: str | None = None) -> BaremobileE
     return InvalidArgument(f"{what} {reason}", hint=hint)
 
 
-def _mode_to_keep(path: str, default: int) -> int:
+def _lstat(path: str, dir_fd: int | None) -> os.stat_result | None:
+    """``path``'s own status (a symlink's, not its target's), or None when absent."""
+    try:
+        return os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _mode_to_keep(path: str, default: int, dir_fd: int | None = None) -> int:
     """The permission bits an overwritten regular file had (a private file stays private)."""
     try:
-        st = os.lstat(path)
+        st = _lstat(path, dir_fd)
     except OSError:
         return default
-    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else default
+    return stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) \
+        else default
 
 
 @contextlib.contextmanager
@@ -84,23 +93,35 @@ def atomic_writer(
     what: str | None = None,
     mode: int = 0o644,
     hint: str | None = None,
+    dir_fd: int | None = None,
 ) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content into; committed when the block ends.
 
     The content goes to ``.<name>.<random>.part`` beside ``path``; at the end of the block
     it is flushed, synced and renamed onto ``path`` (``overwrite=False``: linked, so that a
     file created meanwhile is never replaced). If the block raises, the temporary file is
-    removed and ``path`` is untouched. ``what`` names the file in error messages.
+    removed and ``path`` is untouched. ``what`` names the file in error messages. With
+    ``dir_fd`` (an open directory), ``path`` is a name in that directory and every step
+    works on it through the descriptor: a folder swapped for a symlink meanwhile cannot
+    send the file elsewhere (:mod:`baremobile.tools.hostfiles`).
     """
     target = os.fspath(path)
     what = what or f"local file {target!r}"
-    folder, name = os.path.split(os.path.abspath(target))
-    if not overwrite and os.path.lexists(target):
+    if dir_fd is None:
+        folder, name = os.path.split(os.path.abspath(target))
+    else:
+        folder, name = "", target
+    try:
+        existing = _lstat(target, dir_fd)
+    except OSError as exc:
+        raise os_error(exc, what, hint=hint) from None
+    if not overwrite and existing is not None:
         raise InvalidArgument(f"{what} already exists", hint=_EXISTS_HINT)
     tmp = os.path.join(folder, f".{_stem(name)}.{secrets.token_hex(4)}.part")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY,
-                     _mode_to_keep(target, mode) if overwrite else mode)
+                     _mode_to_keep(target, mode, dir_fd) if overwrite else mode,
+                     dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ENOENT:
             raise InvalidArgument(f"the folder of {what} does not exist",
@@ -120,12 +141,12 @@ def atomic_writer(
             # closing must not replace the error being raised
             with contextlib.suppress(OSError):
                 f.close()
-        _commit(tmp, target, overwrite, what, hint)
+        _commit(tmp, target, overwrite, what, hint, dir_fd)
         committed = True
     finally:
         if not committed:
             with contextlib.suppress(OSError):
-                os.unlink(tmp)
+                os.unlink(tmp, dir_fd=dir_fd)
 
 
 def _stem(name: str, limit: int = 200) -> str:
@@ -136,23 +157,26 @@ def _stem(name: str, limit: int = 200) -> str:
     return name
 
 
-def _commit(tmp: str, target: str, overwrite: bool, what: str, hint: str | None) -> None:
+def _commit(tmp: str, target: str, overwrite: bool, what: str, hint: str | None,
+            dir_fd: int | None = None) -> None:
+    both = {"src_dir_fd": dir_fd, "dst_dir_fd": dir_fd}
     try:
         if overwrite:
-            os.replace(tmp, target)
+            os.replace(tmp, target, **both)
             return
         try:
-            os.link(tmp, target)  # fails if the name exists: never replaces a file
+            # fails if the name exists: never replaces a file
+            os.link(tmp, target, **both, follow_symlinks=False)
         except OSError as exc:
             if exc.errno == errno.EEXIST:
                 raise
             # a file system without hard links: check, then rename (a small window)
-            if os.path.lexists(target):
+            if _lstat(target, dir_fd) is not None:
                 raise FileExistsError(errno.EEXIST, "exists", target) from None
-            os.replace(tmp, target)
+            os.replace(tmp, target, **both)
             return
         with contextlib.suppress(OSError):  # the new file is in place either way
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.EEXIST:
             raise InvalidArgument(f"{what} already exists", hint=_EXISTS_HINT) from None

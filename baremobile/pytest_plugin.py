@@ -48,6 +48,8 @@ from typing import Any
 
 import pytest
 
+from baremobile.safetext import clean
+
 __all__ = ["device_spec", "page", "virtual_phone"]
 
 _PAGE = pytest.StashKey[Any]()
@@ -257,7 +259,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     item.stash[_FAILED] = (report.longreprtext.strip().splitlines() or ["failed"])[-1][:500]
     page = item.stash.get(_PAGE, None)
     if page is not None:  # the page fixture is still open: teardown comes after this
-        _record_failure(item, report, page)
+        try:
+            _record_failure(item, report, page)
+        except Exception as exc:  # noqa: BLE001 - an exception here would end the whole run
+            report.sections.append(("baremobile", f"failure not recorded: {_why(exc)}"))
 
 
 def _folder(item: pytest.Item) -> Path:
@@ -278,7 +283,9 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
     lines = []
     try:
         snap = page.last_snapshot or page.snapshot()
-        text = snap.full_text  # the whole screen, also when the test asked for a diff
+        # the whole screen, also when the test asked for a diff; text a terminal and a
+        # file can carry, whatever a page held (it is, already: this is the last guard)
+        text = clean(snap.full_text)
     except Exception as exc:  # the device may be what failed: say so, never raise here
         text = f"(no snapshot: {_why(exc)})"
     folder = _folder(item)
@@ -306,5 +313,5 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
 
 def _why(exc: BaseException) -> str:
     with contextlib.suppress(Exception):
-        return f"{exc.code}: {exc.message}"  # type: ignore[attr-defined]
-    return f"{type(exc).__name__}: {exc}"
+        return clean(f"{exc.code}: {exc.message}")  # type: ignore[attr-defined]
+    return clean(f"{type(exc).__name__}: {exc}")

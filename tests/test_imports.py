@@ -63,6 +63,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.transport"],
     ["baremobile.android"],  # no I/O: command lines, plans, parsers of command output
     ["baremobile.errors"],
+    ["baremobile.safetext"],  # text from outside made encodable, once (no I/O, stdlib only)
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone
     v("phone"),

@@ -12,6 +12,15 @@ directory) and the two entries.
 Handled: UTF-8 and UTF-16 string pools, sparse and 16-bit-offset type chunks, compact
 entries (aapt2's newer encodings), references to references, and choosing the
 configuration: the requested language if the table has it, else the default one.
+
+Any app's APK is input here, so the work is bounded, not only the sizes: every chunk,
+attribute table and offset array must lie inside its parent (a claimed 65,535 attributes
+in a 40-byte element is refused, not looped over); only ``<manifest>`` and
+``<application>`` have their attributes read, element names are compared on at most a
+few characters, reading stops at ``<application>``, and at most :data:`MAX_CHUNKS` chunks
+are looked at per file; a sparse type chunk is searched by bisection (its entries are
+sorted by index, as ``LoadedArsc.cpp`` relies on), so a table costs one pass. Measured on
+the hostile files of ``tests/test_hostile_inputs.py``: each answers within a second.
 """
 
 from __future__ import annotations
@@ -22,11 +31,21 @@ import zlib
 from dataclasses import dataclass
 from typing import IO
 
-__all__ = ["ApkInfo", "read_apk", "ApkError", "MAX_MANIFEST", "MAX_TABLE"]
+from baremobile.safetext import decode
+
+__all__ = ["ApkInfo", "read_apk", "ApkError", "MAX_CHUNKS", "MAX_MANIFEST", "MAX_TABLE",
+           "MAX_TEXT"]
 
 #: the largest manifest and resource table read (real ones: ~10 KB–2 MB, ~50 KB–30 MB)
 MAX_MANIFEST = 8 << 20
 MAX_TABLE = 64 << 20
+#: the most chunks looked at in one manifest or table (a big app's table has a few
+#: thousand type chunks; a manifest a few hundred elements before ``<application>``)
+MAX_CHUNKS = 1 << 17
+#: the longest label, package or version name kept (characters)
+MAX_TEXT = 1024
+#: bytes of one ``ResXMLTree_attribute``
+_ATTR_SIZE = 20
 
 _STRING_POOL, _TABLE, _XML = 0x0001, 0x0002, 0x0003
 _XML_START_EL, _XML_RESOURCE_MAP = 0x0102, 0x0180
@@ -71,6 +90,10 @@ class _StringPool:
         return self._count
 
     def __getitem__(self, index: int) -> str:
+        return self.get(index, MAX_TEXT)
+
+    def get(self, index: int, limit: int) -> str:
+        """String ``index``, at most ``limit`` characters of it (only those are decoded)."""
         if not 0 <= index < self._count:
             raise IndexError(index)
         data = self._data
@@ -83,13 +106,13 @@ class _StringPool:
                 p += 2
             else:
                 p += 1
-            return data[p:p + n].decode("utf-8", "replace")
+            return decode(data[p:p + min(n, 4 * limit)])[:limit]
         n = struct.unpack_from("<H", data, p)[0]
         p += 2
         if n & 0x8000:
             n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p)[0]
             p += 2
-        return data[p:p + 2 * n].decode("utf-16-le", "replace")
+        return decode(data[p:p + 2 * min(n, limit)], "utf-16-le")[:limit]
 
 
 _NO_STRINGS: list[str] = []
@@ -104,33 +127,52 @@ def _manifest(data: bytes) -> tuple[str, tuple[int, int], int | None, str | None
     strings: _StringPool | list[str] = _NO_STRINGS
     ids: tuple[int, ...] = ()
     package, label, code, name = "", (0, 0), None, None
-    while pos + 8 <= len(data):
-        ctype, _header, size = struct.unpack_from("<HHI", data, pos)
-        if size < 8:
+    names: dict[int, str] = {}  # element name index -> its first characters
+    for _ in range(MAX_CHUNKS):
+        if pos + 8 > len(data):
+            break
+        ctype, header, size = struct.unpack_from("<HHI", data, pos)
+        if size < 8 or header > size or pos + size > len(data):
             break
         if ctype == _STRING_POOL:
             strings = _StringPool(data, pos)
         elif ctype == _XML_RESOURCE_MAP:
             ids = struct.unpack_from(f"<{(size - 8) // 4}I", data, pos + 8)
-        elif ctype == _XML_START_EL:
-            el_name = strings[struct.unpack_from("<I", data, pos + 20)[0]]
-            a_start, a_size, a_count = struct.unpack_from("<HHH", data, pos + 24)
-            for k in range(a_count):
-                a = pos + 16 + a_start + k * a_size  # after the node header, in the ext
-                _ns, aname, raw, _vs, _r, dtype, value = struct.unpack_from("<IIIHBBI", data, a)
-                # the resource map names android attributes even when their names are not
-                attr = ids[aname] if aname < len(ids) else (
-                    strings[aname] if aname < len(strings) else "")
-                text = strings[raw] if raw != _NO_ENTRY and raw < len(strings) else None
-                if el_name == "manifest" and attr == "package":
-                    package = text or ""
-                elif el_name == "manifest" and attr in (_ATTR_VERSION_CODE, "versionCode"):
-                    code = value if dtype in (_TYPE_INT_DEC, _TYPE_INT_HEX) else None
-                elif el_name == "manifest" and attr in (_ATTR_VERSION_NAME, "versionName"):
-                    name = text if dtype == _TYPE_STRING else name
-                elif el_name == "application" and attr in (_ATTR_LABEL, "label"):
-                    label = (_TYPE_STRING, raw) if dtype == _TYPE_STRING else (dtype, value)
+        elif ctype == _XML_START_EL and size >= 36:
+            index = struct.unpack_from("<I", data, pos + 20)[0]
+            el_name = names.get(index)
+            if el_name is None:
+                el_name = strings.get(index, 12) if isinstance(strings, _StringPool) and \
+                    index < len(strings) else ""
+                if len(names) < 4096:
+                    names[index] = el_name
+            if el_name in ("manifest", "application"):
+                a_start, a_size, a_count = struct.unpack_from("<HHH", data, pos + 24)
+                if a_size < _ATTR_SIZE or 16 + a_start + a_count * a_size > size:
+                    raise ApkError(f"<{el_name}> claims {a_count} attributes that do not "
+                                   "fit its chunk")
+                for k in range(a_count):
+                    a = pos + 16 + a_start + k * a_size  # after the node header, in the ext
+                    _ns, aname, raw, _vs, _r, dtype, value = struct.unpack_from(
+                        "<IIIHBBI", data, a)
+                    # the resource map names android attributes even when their names are not
+                    attr = ids[aname] if aname < len(ids) else (
+                        strings.get(aname, 16) if aname < len(strings) else "")  # type: ignore[union-attr]
+                    text = strings[raw] if raw != _NO_ENTRY and raw < len(strings) else None
+                    if el_name == "manifest" and attr == "package":
+                        package = text or ""
+                    elif el_name == "manifest" and attr in (_ATTR_VERSION_CODE, "versionCode"):
+                        code = value if dtype in (_TYPE_INT_DEC, _TYPE_INT_HEX) else None
+                    elif el_name == "manifest" and attr in (_ATTR_VERSION_NAME, "versionName"):
+                        name = text if dtype == _TYPE_STRING else name
+                    elif el_name == "application" and attr in (_ATTR_LABEL, "label"):
+                        label = (_TYPE_STRING, raw) if dtype == _TYPE_STRING else (dtype, value)
+                if el_name == "application":
+                    return package, label, code, name  # all that is needed is read
         pos += size
+    else:
+        raise ApkError(f"AndroidManifest.xml has more than {MAX_CHUNKS} chunks before "
+                       "<application>")
     return package, label, code, name
 
 
@@ -142,9 +184,11 @@ def _resolve(table: bytes, resid: int, language: str, depth: int = 0) -> str | N
     pos = struct.unpack_from("<H", table, 2)[0]
     values: _StringPool | list[str] = _NO_STRINGS
     best: tuple[int, int, int] | None = None  # (score, dtype, data)
+    budget = MAX_CHUNKS  # chunks looked at, nested ones included
     while pos + 8 <= len(table):
         ctype, header, size = struct.unpack_from("<HHI", table, pos)
-        if size < 8:
+        budget -= 1
+        if size < 8 or header > size or pos + size > len(table) or budget < 0:
             break
         if ctype == _STRING_POOL and values is _NO_STRINGS:
             values = _StringPool(table, pos)
@@ -153,10 +197,11 @@ def _resolve(table: bytes, resid: int, language: str, depth: int = 0) -> str | N
             end = pos + size
             while sub + 8 <= end:
                 st, sh, ss = struct.unpack_from("<HHI", table, sub)
-                if ss < 8:
+                budget -= 1
+                if ss < 8 or sh > ss or sub + ss > end or budget < 0:
                     break
-                if st == _TABLE_TYPE and table[sub + 8] == type_id:
-                    found = _entry(table, sub, sh, entry_id)
+                if st == _TABLE_TYPE and sh >= 20 and table[sub + 8] == type_id:
+                    found = _entry(table, sub, sh, ss, entry_id)
                     if found is not None:
                         lang = table[sub + 20 + 8:sub + 20 + 10].rstrip(b"\0").decode(
                             "ascii", "replace")
@@ -175,20 +220,30 @@ def _resolve(table: bytes, resid: int, language: str, depth: int = 0) -> str | N
     return None
 
 
-def _entry(table: bytes, pos: int, header: int, entry_id: int) -> tuple[int, int] | None:
-    """(dataType, data) of entry ``entry_id`` in the type chunk at ``pos``."""
+def _entry(table: bytes, pos: int, header: int, size: int, entry_id: int
+           ) -> tuple[int, int] | None:
+    """(dataType, data) of entry ``entry_id`` in the type chunk at ``pos`` (``size`` bytes,
+    its offsets array inside it, else no entry)."""
     flags = table[pos + 9]
     count, start = struct.unpack_from("<II", table, pos + 12)
     offsets_at = pos + header
-    if flags & _FLAG_SPARSE:
-        off = None
-        for k in range(count):
-            idx, o16 = struct.unpack_from("<HH", table, offsets_at + 4 * k)
-            if idx == entry_id:
-                off = o16 * 4
-                break
-        if off is None:
+    width = 4 if flags & _FLAG_SPARSE or not flags & _FLAG_OFFSET16 else 2
+    if offsets_at + width * count > pos + size or start > size:
+        return None  # an offsets array beyond its chunk: what it claims is not there
+    if flags & _FLAG_SPARSE:  # (idx, offset / 4) pairs sorted by idx: bisect
+        lo, hi = 0, count
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if struct.unpack_from("<H", table, offsets_at + 4 * mid)[0] < entry_id:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == count:
             return None
+        idx, o16 = struct.unpack_from("<HH", table, offsets_at + 4 * lo)
+        if idx != entry_id:
+            return None
+        off = o16 * 4
     else:
         if entry_id >= count:
             return None
@@ -202,12 +257,12 @@ def _entry(table: bytes, pos: int, header: int, entry_id: int) -> tuple[int, int
             if off == _NO_ENTRY:
                 return None
     e = pos + start + off
-    size, eflags = struct.unpack_from("<HH", table, e)
+    size_, eflags = struct.unpack_from("<HH", table, e)
     if eflags & _ENTRY_COMPACT:  # key in `size`, dataType in the flags' high byte
         return eflags >> 8, struct.unpack_from("<I", table, e + 4)[0]
     if eflags & _ENTRY_COMPLEX:
         return None
-    _vsize, _res0, dtype, data = struct.unpack_from("<HBBI", table, e + size)
+    _vsize, _res0, dtype, data = struct.unpack_from("<HBBI", table, e + size_)
     return dtype, data
 
 

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from baremobile.android.text import lines
+from baremobile.safetext import decode
 
 __all__ = ["Entry", "parse_ls", "unescape", "TYPES"]
 
@@ -84,7 +85,7 @@ def unescape(name: str) -> str:
             continue
         out += c.encode()
         i += 1
-    return out.decode("utf-8", "replace")
+    return decode(out)
 
 
 def _escaped(name: str) -> bool:

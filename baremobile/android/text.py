@@ -7,14 +7,17 @@ whose ``ONLCR`` turns ``\\n`` into ``\\r\\n`` — or a Windows host that saved i
 
 from __future__ import annotations
 
+from baremobile.safetext import clean, decode
+
 __all__ = ["as_text", "lines"]
 
 
 def as_text(data: bytes | str) -> str:
-    """``data`` as text (invalid UTF-8 replaced, never an error)."""
-    if isinstance(data, bytes):
-        return data.decode("utf-8", "replace")
-    return data
+    """``data`` as text, by the one rule for text from outside (:mod:`baremobile.safetext`:
+    invalid UTF-8 and lone surrogates become U+FFFD; never an error)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return decode(data)
+    return clean(data)
 
 
 def lines(data: bytes | str) -> list[str]:

@@ -20,6 +20,7 @@ what a command needs is imported, so a session verb starts about as fast as Pyth
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 from collections.abc import Sequence
@@ -290,6 +291,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``baremobile`` console script."""
     from baremobile.cli.output import print_error
 
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets
+        with contextlib.suppress(AttributeError, ValueError, OSError):  # its escape, not a
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # crash
     argv = list(sys.argv[1:] if argv is None else argv)
     found = _command_in(argv)
     only = None

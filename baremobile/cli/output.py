@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping
 
 from baremobile.errors import vocabulary
+from baremobile.safetext import clean_data, escape_desc, escape_text, problem
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ def _say(text: str, stream: Any = None) -> None:
 
 def print_error(error: Mapping[str, Any], *, as_json: bool) -> int:
     """Show an error (``{code, message, hint, category}``); returns the exit status."""
+    error = clean_data(dict(error))  # an error of this process may quote anything
     code = str(error.get("code") or "ERROR")
     category = str(error.get("category") or code)
     if as_json:
@@ -122,22 +124,43 @@ def _snapshot_text(result: Mapping[str, Any]) -> str | None:
 
 
 def _node_line(node: Mapping[str, Any]) -> str:
+    """One match, one line, in the snapshot's grammar: text and desc escaped as the snapshot
+    escapes them (a newline in a desc cannot print a line that looks like another match)."""
     ref = node.get("ref")
-    where = f"[ref={ref}]" if ref is not None else \
-        f"(inside ref {node['inside_ref']})" if node.get("inside_ref") else "(no ref)"
-    parts = [where, str(node.get("role", ""))]
+    inside = node.get("inside_ref")
+    where = f"[ref={_number(ref)}]" if ref is not None else \
+        f"(inside ref {_number(inside)})" if inside else "(no ref)"
+    parts = [where, escape_text(str(node.get("role", "")))]
     if node.get("text"):
-        parts.append(json.dumps(node["text"], ensure_ascii=False))
+        parts.append(f'"{escape_text(str(node["text"]))}"')
     if node.get("desc"):
-        parts.append(f"({node['desc']})")
-    if node.get("states"):
-        parts.append(" ".join(f"[{s}]" for s in node["states"]))
+        parts.append(f"({escape_desc(str(node['desc']))})")
+    states = node.get("states")
+    if isinstance(states, list) and states:
+        parts.append(" ".join(f"[{escape_desc(str(s))}]" for s in states))
     return " ".join(parts)
 
 
-def print_result(result: Mapping[str, Any], *, as_json: bool, output: str | None = None) -> None:
+def _number(value: Any) -> str:
+    return str(value) if isinstance(value, int) else escape_text(str(value))
+
+
+def print_result(result: Mapping[str, Any], *, as_json: bool, output: str | None = None) -> int:
     """Show a tool's result; save its snapshot / image under ``.baremobile/`` (or ``output``
-    for an image). With ``as_json`` the result goes out whole, plus ``"saved"`` paths."""
+    for an image). With ``as_json`` the result goes out whole, plus ``"saved"`` paths.
+    Returns the exit status: 0, or — for a result that could not be written
+    (:func:`baremobile.safetext.problem`) — an ``INTERNAL_ERROR`` shown instead."""
+    why = problem(dict(result))
+    if why is not None:
+        return print_error({"code": "INTERNAL_ERROR", "category": "INTERNAL_ERROR",
+                            "message": f"the answer could not be printed: {why}",
+                            "hint": "this is a bug in baremobile; take a snapshot and try "
+                                    "another way"}, as_json=as_json)
+    _print_result(result, as_json=as_json, output=output)
+    return 0
+
+
+def _print_result(result: Mapping[str, Any], *, as_json: bool, output: str | None) -> None:
     saved: dict[str, str] = {}
     text = _snapshot_text(result)
     if text is not None:

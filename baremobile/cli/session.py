@@ -225,9 +225,8 @@ def _run_daemon(args: argparse.Namespace) -> int:
         finally:
             if progress is not None:
                 progress.finish()
-    output.print_result(result, as_json=bool(args.json),
-                        output=getattr(args, "output", None))
-    return 0
+    return output.print_result(result, as_json=bool(args.json),
+                               output=getattr(args, "output", None))
 
 
 def _progress(args: argparse.Namespace, tool: str,
@@ -304,8 +303,8 @@ def _run_local(args: argparse.Namespace) -> int:
         result = call(session, tool, arguments, groups="all", files_dir=files_dir)
     if not result.get("ok"):
         return output.print_error(result.get("error", {}), as_json=bool(args.json))
-    output.print_result(result, as_json=bool(args.json), output=getattr(args, "output", None))
-    return 0
+    return output.print_result(result, as_json=bool(args.json),
+                               output=getattr(args, "output", None))
 
 
 def _local_devices(args: argparse.Namespace) -> int:

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
 from baremobile.daemon.errors import DaemonUnavailable, VersionMismatch
-from baremobile.errors import BaremobileError
+from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.safetext import problem
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -165,9 +166,10 @@ class Client:
         self._restart(theirs)
 
     def _daemon_version(self) -> tuple[str, int | None]:
-        meta = paths.read_metadata(self.path)
+        meta = paths.read_metadata(self.path)  # checked: None when malformed
         if meta and isinstance(meta.get("version"), str) and _alive(meta.get("pid")):
-            return meta["version"], meta.get("startedAt")
+            started = meta.get("startedAt")
+            return meta["version"], int(started) if started is not None else None
         result = self._call("daemon/ping", {}, 5000)  # no metadata: ask
         version = result.get("version") if isinstance(result, dict) else None
         return (version if isinstance(version, str) else "unknown"), None
@@ -205,11 +207,13 @@ class Client:
             if proc is None or proc.poll() == 0:
                 # (again, when the last one found another daemon's lock and left, and that
                 # daemon is gone too: it was shutting down)
-                with open(log, "ab") as err:
-                    os.chmod(log, 0o600)
+                err = paths.open_log(self.path)  # no symlink followed, ours, 0600
+                try:
                     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=err,
                                             stderr=err, env=env, close_fds=True,
                                             start_new_session=True)
+                finally:
+                    os.close(err)
                 self.started_daemon = True
             sock = self._dial()
             if sock is not None:
@@ -238,6 +242,11 @@ class Client:
               on_progress: Callable[[int, int | None], None] | None = None) -> Any:
         sock = self._sock
         assert sock is not None
+        why = problem(params, where="params")
+        if why is not None:  # e.g. a command line holding bytes that are not UTF-8
+            raise InvalidArgument(f"{method} cannot be sent: {why}",
+                                  hint="pass text that is valid UTF-8, finite numbers, and "
+                                       "data nested at most a few levels")
         rid = f"{os.getpid()}-{next(_IDS)}"
         message: dict[str, Any] = {"id": rid, "type": "daemon_request", "method": method,
                                    "params": params}

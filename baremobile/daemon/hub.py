@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from baremobile.daemon.cancel import Work
-from baremobile.daemon.errors import SessionNotFound, SessionNotOpen
+from baremobile.daemon.errors import DaemonError, SessionNotFound, SessionNotOpen
 from baremobile.daemon.pool import Pool
 from baremobile.daemon.sessions import (
     Policy,
@@ -49,6 +49,8 @@ MAX_OWN_PHONES = 16
 _EMULATOR_PORTS = range(5554, 5587)
 #: a dump's worth, added to waits (their own timeout) and to observing actions
 _DUMP_MS = 10_000
+#: the most sessions the daemon holds (their names come from clients)
+MAX_SESSIONS = 4096
 #: codes that say the device itself cannot be reached: it goes to ``error`` in the pool
 _DEVICE_FAULTS = frozenset({
     "NO_DEVICES", "DEVICE_UNAUTHORIZED", "DEVICE_BUSY", "PERMISSION_DENIED",
@@ -137,6 +139,10 @@ class Hub:
             if state is None:
                 if not create:
                     raise SessionNotFound(_no_session(name, list(self.sessions)))
+                if len(self.sessions) >= MAX_SESSIONS:  # names come from clients
+                    raise DaemonError(f"the daemon already holds {len(self.sessions)} "
+                                      "sessions", hint="release sessions you no longer use "
+                                      "(baremobile close, daemon/releaseSession)")
                 state = self.sessions[name] = SessionState(name)
             return state
 

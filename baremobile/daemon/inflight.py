@@ -1,5 +1,9 @@
 """The daemon's requests in flight: each answered exactly once, timed out by one thread.
 
+The deadline thread never waits for a client: answering only queues the answer on its
+connection (the connection's writer thread sends it), so one client that stops reading
+cannot delay another client's timeout.
+
 A :class:`Pending` is one request that runs in a worker thread (it may touch a device): the
 first of its result, its timeout (:class:`Deadlines`) or its cancellation (the client's
 ``daemon/cancel``, its hang-up, the daemon stopping) is sent; the others are dropped. Its
@@ -41,12 +45,16 @@ class Pending:
         self.answered = False
 
     def answer(self, message: dict[str, Any]) -> bool:
+        """Queue ``message`` as the answer, if none was yet (never blocks on the client:
+        :meth:`Connection.send` only queues)."""
         with self._lock:
             if self.answered:
                 return False
             self.answered = True
-        self.conn.send(message)
-        self.conn.server.finished(self)
+        try:
+            self.conn.send(message)
+        finally:  # whatever happened to the answer, the request is over
+            self.conn.server.finished(self)
         return True
 
     def fail(self, exc: BaseException) -> bool:

@@ -40,9 +40,11 @@ from baremobile.tools.mcp_server import (
     mcp_result,
     mcp_tools,
     operator_groups,
+    refused_call,
     serve,
     types,
 )
+from baremobile.tools.mcp_stdin import REFUSED
 from baremobile.tools.spec import get
 
 __all__ = ["build_proxy", "run"]
@@ -97,6 +99,8 @@ def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> S
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == REFUSED:  # a line holding a lone surrogate (mcp_stdin)
+            return mcp_result(refused_call(params.arguments))
         client = Client()
 
         def work() -> dict[str, Any]:

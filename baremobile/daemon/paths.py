@@ -10,13 +10,22 @@ is created 0600, and the server refuses peers of another uid where the OS report
 Beside the socket (same name plus a suffix): ``.json`` — the running daemon's pid,
 version and start time; ``.lock`` — held by the daemon for its life, so two cannot start
 on one socket; ``.log`` — its log.
+
+These side files are opened like the socket, because the directory may be shared (a
+``$BAREMOBILE_DAEMON_SOCKET`` in /tmp): never through a symlink (``O_NOFOLLOW``), only when
+they are regular files of this user with one name (else :class:`DaemonError`), private
+(0600, set on the open file, never by path); the metadata is written to a new file of a
+random name (``O_EXCL``) renamed into place. What the metadata file says is checked before
+it is believed (a pid, a short version, a start time): a malformed one counts as absent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import secrets
 import socket
 import stat
 import struct
@@ -29,8 +38,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["ENV_SOCKET", "MAX_SOCKET_PATH", "check_daemon_peer", "ensure_directory",
-           "lock_path", "log_path", "metadata_path", "peer_uid", "read_metadata",
-           "socket_path", "write_metadata"]
+           "lock_path", "log_path", "metadata_path", "open_log", "open_side_file", "peer_uid",
+           "read_metadata", "socket_path", "write_metadata"]
 
 ENV_SOCKET = "BAREMOBILE_DAEMON_SOCKET"
 #: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs (with the final NUL)
@@ -135,21 +144,111 @@ def ensure_directory(sock: str) -> None:
                       hint=f"remove it (or chmod 700 it, if it is yours), or set ${ENV_SOCKET}")
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+#: the largest metadata file read (it is ~150 bytes)
+MAX_METADATA = 64 * 1024
+
+
+def _check_own(fd: int, path: str) -> None:
+    """The open file must be a regular file of this user with one name (not someone's
+    file reached through a hard link), made private."""
+    st = os.fstat(fd)
+    problem = ("is not a regular file" if not stat.S_ISREG(st.st_mode) else
+               f"belongs to uid {st.st_uid}, not to you (uid {_uid()})"
+               if st.st_uid != _uid() else
+               f"has {st.st_nlink} names (hard links)" if st.st_nlink > 1 else "")
+    if problem:
+        raise DaemonError(f"refusing to use {path}: it {problem}",
+                          hint=f"remove it, or set ${ENV_SOCKET} to a socket path in a "
+                               "directory only you can write")
+    if stat.S_IMODE(st.st_mode) & 0o077 and hasattr(os, "fchmod"):
+        os.fchmod(fd, 0o600)
+
+
+def open_side_file(path: str, flags: int) -> int:
+    """Open (creating, 0600) a file beside the socket: never through a symlink, and only a
+    regular, private file of this user (:class:`DaemonError` otherwise). The descriptor."""
+    try:
+        fd = os.open(path, flags | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600)
+    except OSError as exc:
+        raise DaemonError(f"cannot open {path}: "
+                          f"{'it is a symlink' if exc.errno == errno.ELOOP else exc.strerror}",
+                          hint=f"remove it, or set ${ENV_SOCKET} to a socket path in a "
+                               "directory only you can write") from None
+    try:
+        _check_own(fd, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_log(sock: str) -> int:
+    """The daemon's log beside ``sock``, opened for appending (see :func:`open_side_file`)."""
+    return open_side_file(log_path(sock), os.O_WRONLY | os.O_APPEND)
+
+
 def write_metadata(sock: str, data: dict[str, Any]) -> None:
-    """Write the metadata file atomically (0600)."""
+    """Write the metadata file atomically (0600): a new file of a random name (``O_EXCL``,
+    no symlink followed) renamed over the old one."""
     path = metadata_path(sock)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+    tmp = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)
+    except OSError as exc:
+        raise DaemonError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, path)  # replaces a symlink there, never writes through it
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise DaemonError(f"cannot write {path}: {exc.strerror or exc}",
+                          hint=f"set ${ENV_SOCKET} to a socket path in a directory only you "
+                               "can write") from None
 
 
 def read_metadata(sock: str) -> dict[str, Any] | None:
-    """The running daemon's metadata, or None when absent or unreadable."""
+    """The running daemon's metadata, or None when absent, unreadable, not this user's, or
+    malformed (it is checked: a pid, a version of at most 64 characters, a start time in
+    ms, the protocol's number — a daemon wrote it, but anyone could have replaced it)."""
+    path = metadata_path(sock)
     try:
-        with open(metadata_path(sock), encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
         return None
-    return data if isinstance(data, dict) else None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != _uid() or st.st_size > MAX_METADATA:
+            return None
+        raw = os.read(fd, MAX_METADATA + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    return data if _well_formed(data) else None
+
+
+def _number(value: Any, low: float, high: float) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and value == value and low <= value <= high)
+
+
+def _well_formed(data: Any) -> bool:
+    if not isinstance(data, dict):
+        return False
+    checks = {
+        "pid": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 2 ** 31,
+        "version": lambda v: isinstance(v, str) and 0 < len(v) <= 64 and v.isprintable(),
+        "startedAt": lambda v: _number(v, 0, 1e15),
+        "protocol": lambda v: isinstance(v, int) and not isinstance(v, bool) and
+        0 <= v < 1000,
+        "socket": lambda v: isinstance(v, str) and len(v) <= 4096,
+    }
+    return all(check(data[key]) for key, check in checks.items() if key in data)

@@ -19,13 +19,20 @@ request asked for them (``params.progress: true``); they are notifications, not 
 Nothing here touches a socket: :class:`LineBuffer` turns received bytes into lines (and
 says when one is too long), :func:`parse_request` checks one line, :func:`success` /
 :func:`failure` build responses and :func:`encode` makes the bytes. The server and the
-client both use it; it imports only :mod:`json`.
+client both use it; it imports only :mod:`json` and :mod:`baremobile.safetext`.
+
+What cannot be answered is refused: an id that is not a string of valid text (≤ 200
+characters) or a number, and any request holding a lone surrogate or nesting deeper than
+:data:`~baremobile.safetext.MAX_DEPTH` levels (``INVALID_REQUEST``, with the id when it
+could be read) — so no request's answer can fail to encode.
 """
 
 from __future__ import annotations
 
 import json
 import math
+
+from baremobile.safetext import MAX_DEPTH, problem
 
 TYPE_CHECKING = False  # no typing, no dataclasses at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -157,10 +164,10 @@ class Request:
 def _valid_id(value: Any) -> bool:
     if isinstance(value, bool):
         return False
-    if isinstance(value, str):
-        return len(value) <= 200
+    if isinstance(value, str):  # and one the answer can carry back: no lone surrogate
+        return len(value) <= 200 and problem(value) is None
     if isinstance(value, int):
-        return True
+        return abs(value) < 2 ** 63
     return isinstance(value, float) and math.isfinite(value)
 
 
@@ -187,8 +194,16 @@ def parse_request(line: bytes | str) -> Request:
                             'e.g. {"id": "1", "method": "daemon/ping", "params": {}}')
     rid = msg.get("id")
     if rid is not None and not _valid_id(rid):
-        raise ProtocolFault("INVALID_REQUEST", "id must be a string (≤ 200 chars) or a number",
+        raise ProtocolFault("INVALID_REQUEST", "id must be a string (≤ 200 characters of "
+                            "valid text) or a number (a 64-bit integer or a finite float)",
                             "use a string such as \"1\"")
+    # every answer must be encodable: refuse text that could not be echoed back (NaN and
+    # Infinity are each method's to refuse: a tool answers INVALID_ARGUMENT naming them)
+    why = problem(msg, numbers=False)
+    if why is not None:
+        raise ProtocolFault("INVALID_REQUEST", f"the request cannot be served: {why}",
+                            "send valid UTF-8 text (no lone surrogates) and data nested at "
+                            f"most {MAX_DEPTH} levels", rid)
     method = msg.get("method")
     if not isinstance(method, str) or not method:
         raise ProtocolFault("INVALID_REQUEST", "the request has no method (a string)",

@@ -19,6 +19,7 @@ response too (with ``id`` null when it could not be read). What each method does
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import fcntl
@@ -41,6 +42,7 @@ from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub
 from baremobile.daemon.inflight import Deadlines, Pending, failure_for
 from baremobile.daemon.methods import METHODS, Method
+from baremobile.safetext import problem
 from baremobile.transport.wire import wait_ready
 
 __all__ = ["Connection", "DaemonServer", "run"]
@@ -52,6 +54,11 @@ MAX_CONNECTIONS = 128
 MAX_IN_FLIGHT = 256
 #: a client that does not read its answers for this long is dropped
 SEND_TIMEOUT = 30.0
+#: a connection's reader stops reading its client's requests while this much of the
+#: answers is queued, unread (back-pressure on a client that sends without reading)
+HIGH_WATER = 4 * 1024 * 1024
+#: answers queued for one client beyond this drop it (it is not reading)
+MAX_QUEUED = 256 * 1024 * 1024
 
 
 # ---------------------------------------------------------------------------------------
@@ -60,39 +67,82 @@ SEND_TIMEOUT = 30.0
 
 
 class Connection:
-    """One client: its reader thread, its writes (one line at a time), its requests."""
+    """One client: its reader thread, its writer thread, its requests.
+
+    Answers are only ever queued (:meth:`send`); the connection's own writer thread is the
+    one thread that blocks on this client's socket. So a client that stops reading holds
+    up nobody else: the deadline thread, the workers and the other clients' answers never
+    wait for it. Its own reader waits while :data:`HIGH_WATER` bytes are queued (a client
+    that sends without reading gets back-pressure, as before); past :data:`MAX_QUEUED`, or
+    when a write is not taken within the send timeout, the client is dropped.
+    """
 
     def __init__(self, server: DaemonServer, sock: socket.socket, number: int) -> None:
         self.server = server
         self.sock = sock
         self.number = number
-        self._wlock = threading.Lock()
         self.closed = False
         self.pending: set[Pending] = set()
         self.lock = threading.Lock()
         self.done = threading.Event()
+        self._out: collections.deque[bytes] = collections.deque()
+        self._queued = 0  # bytes in _out
+        self._cond = threading.Condition()
+        self._finishing = False  # the reader is done: write what is queued, then stop
+        self._writer = threading.Thread(target=self._write_loop, daemon=True,
+                                        name=f"baremobile-daemon-write-{number}")
+        self._writer.start()
 
-    def send(self, message: dict[str, Any]) -> bool:
-        try:
-            data = proto.encode(message)
-        except (TypeError, ValueError) as exc:  # a result that is not JSON: a bug
-            log.error("unencodable answer to %r: %s", message.get("id"), exc)
-            data = proto.encode(proto.failure(message.get("id"), "INTERNAL_ERROR",
-                                              f"the answer could not be encoded: {exc}"))
-        with self._wlock:
+    def send(self, message: dict[str, Any], *, wait: bool = False) -> bool:
+        """Queue ``message`` for the client (False when the connection is closed). Never
+        blocks, but for ``wait=True`` — the connection's own reader — which waits while
+        much is queued."""
+        data = _encoded(message)
+        with self._cond:
+            if wait:
+                while self._queued > HIGH_WATER and not self.closed:
+                    self._cond.wait()
             if self.closed:
                 return False
+            if self._queued + len(data) > MAX_QUEUED and self._out:
+                log.info("connection %d: dropping it, %d bytes of answers are not read",
+                         self.number, self._queued)
+                self._drop_locked()
+                return False
+            self._out.append(data)
+            self._queued += len(data)
+            self._cond.notify_all()
+        return True
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._out and not self.closed and not self._finishing:
+                    self._cond.wait()
+                if self.closed or not self._out:
+                    return
+                data = self._out[0]
             try:
                 self.sock.sendall(data)
-                return True
             except OSError as exc:
-                # a client that does not read for send_timeout, or is gone: drop it (the
-                # shutdown wakes its reader, which cancels what it still has running)
+                # not read for the send timeout, or gone: drop it (the shutdown wakes its
+                # reader, which cancels what it still has running)
                 log.info("connection %d: dropping it, a send failed (%s)", self.number, exc)
-                self.closed = True
+                with self._cond:
+                    self._drop_locked()
+                return
+            with self._cond:
+                self._out.popleft()
+                self._queued -= len(data)
+                self._cond.notify_all()
+
+    def _drop_locked(self) -> None:
+        self.closed = True
+        self._out.clear()
+        self._queued = 0
+        self._cond.notify_all()
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
-        return False
 
     def run(self) -> None:
         buf = proto.LineBuffer()
@@ -114,14 +164,15 @@ class Connection:
         if isinstance(line, proto.Oversized):
             self.send(proto.failure(None, "LINE_TOO_LONG",
                                     f"a request line of more than {proto.MAX_LINE} bytes",
-                                    "send large data in smaller pieces", "INVALID_ARGUMENT"))
+                                    "send large data in smaller pieces", "INVALID_ARGUMENT"),
+                      wait=True)
             return
         if not line.strip():
             return  # an empty line is no request
         try:
             req = proto.parse_request(line)
         except proto.ProtocolFault as fault:
-            self.send(failure_for(fault.request_id, fault))
+            self.send(failure_for(fault.request_id, fault), wait=True)
             return
         self.server.dispatch(self, req)
 
@@ -145,17 +196,44 @@ class Connection:
                 self.done.wait(0.1)
                 self.done.clear()
 
+    def finish(self, timeout: float) -> None:
+        """The reader is done: let the writer send what is queued (for at most ``timeout``
+        seconds), then close."""
+        with self._cond:
+            self._finishing = True
+            self._cond.notify_all()
+        self._writer.join(timeout)
+        self.close()
+
     def close(self) -> None:
-        # shut down before taking the write lock: a send blocked on a client that does not
-        # read holds it, and the shutdown is what wakes that send
-        # shut down before taking the write lock: a send blocked on a client that does not
-        # read holds it, and the shutdown is what wakes that send
+        # shut down first: it wakes a writer blocked on a client that does not read
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
-        with self._wlock:
+        with self._cond:
             self.closed = True
+            self._out.clear()
+            self._queued = 0
+            self._cond.notify_all()
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+def _encoded(message: dict[str, Any]) -> bytes:
+    """``message`` as a line; a message that cannot be encoded (a bug: every string from
+    outside is made safe where it enters) becomes an ``INTERNAL_ERROR`` answer to the same
+    request — or to no request, when even its id cannot be written."""
+    try:
+        return proto.encode(message)
+    except (TypeError, ValueError, RecursionError) as exc:
+        why = problem(message) or f"{type(exc).__name__}: {exc}"
+        rid = message.get("id")
+        log.error("unencodable answer to %s: %s", ascii(rid), why)
+        if problem(rid) is not None or not isinstance(rid, (str, int, float, type(None))):
+            rid = None
+        return proto.encode(proto.failure(rid, "INTERNAL_ERROR",
+                                          f"the answer could not be encoded: {why}",
+                                          "this is a bug in baremobile; the daemon's log has "
+                                          "the details", "INTERNAL_ERROR"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -211,7 +289,7 @@ class DaemonServer:
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> DaemonServer:
         paths.ensure_directory(self.path)
-        self._lockfile = os.open(paths.lock_path(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        self._lockfile = paths.open_side_file(paths.lock_path(self.path), os.O_RDWR)
         try:
             fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -321,7 +399,7 @@ class DaemonServer:
                          daemon=True).start()
 
     def disconnected(self, conn: Connection) -> None:
-        conn.close()
+        conn.finish(self.send_timeout)
         with self._mutex:
             self._conns.discard(conn)
             self._last_activity = self.clock()
@@ -384,13 +462,14 @@ class DaemonServer:
         if method is None:
             conn.send(failure_for(req.id, UnknownMethod(
                 f"there is no method {req.method!r}",
-                hint="methods: " + ", ".join(METHODS))))
+                hint="methods: " + ", ".join(METHODS))), wait=True)
             return
         if not method.device:  # answered at once, in this reader thread
             try:
-                conn.send(proto.success(req.id, method.handler(self, req.params, conn)))
+                answer = proto.success(req.id, method.handler(self, req.params, conn))
             except Exception as exc:
-                conn.send(failure_for(req.id, exc, req.params))
+                answer = failure_for(req.id, exc, req.params)
+            conn.send(answer, wait=True)
             return
         work = Work(f"{req.method} {req.id!r}")
         pending = self._register(conn, req, work)
@@ -418,7 +497,7 @@ class DaemonServer:
                 self._pending.add(pending)
         if busy:
             conn.send(proto.failure(req.id, "DAEMON_BUSY", f"{MAX_IN_FLIGHT} requests are "
-                                    "already running", "retry in a moment", "BUSY"))
+                                    "already running", "retry in a moment", "BUSY"), wait=True)
             return None
         with conn.lock:
             conn.pending.add(pending)

@@ -23,8 +23,15 @@ _PRE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2}
 _INF = float("inf")
 
 
+#: longer version strings have no order (no real one is; int() of a 5,000-digit release
+#: number would raise)
+_MAX_LENGTH = 64
+
+
 def _key(version: str) -> tuple[object, ...] | None:
-    m = _VERSION.match(version.strip()) if isinstance(version, str) else None
+    if not isinstance(version, str) or len(version) > _MAX_LENGTH:
+        return None
+    m = _VERSION.match(version.strip())
     if not m:
         return None
     release = [int(x) for x in m["release"].split(".")]

@@ -33,6 +33,7 @@ from baremobile.android.packages import (
 from baremobile.android.shell_words import command_line, quote, validate_package
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.safetext import decode
 from baremobile.transport.base import check_text
 
 __all__ = ["App", "Apps", "INSTALL_PATH", "RemoteFile", "KINDS"]
@@ -226,7 +227,7 @@ class Apps:
         try:
             argv = ["pm", "install"] + (["-r"] if replace else []) + [INSTALL_PATH]
             r = self.device.run(argv, check=False, timeout=300)
-            said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
+            said = decode(r.stdout + r.stderr).strip()
             result = parse_pm_result(said)
             if not result.ok:
                 why = result.reason or said[:300] or "no output"
@@ -248,7 +249,7 @@ class Apps:
         verb = "grant" if grant else "revoke"
         r = self.device.run(["pm", verb, package, permission], check=False)
         if r.exit_code != 0:
-            said = (r.stdout + r.stderr).decode("utf-8", "replace")
+            said = decode(r.stdout + r.stderr)
             line = next((x.strip() for x in said.splitlines() if "Exception" in x),
                         said.strip())
             raise CommandFailed(f"pm {verb} failed: {line[:300]}",
@@ -261,7 +262,7 @@ class Apps:
         """``pm uninstall [-k] PACKAGE``; returns pm's answer (``Success``)."""
         argv = ["pm", "uninstall", *(["-k"] if keep_data else []), validate_package(package)]
         r = self.device.run(argv, check=False, timeout=120)
-        said = (r.stdout + r.stderr).decode("utf-8", "replace").strip()
+        said = decode(r.stdout + r.stderr).strip()
         result = parse_pm_result(said)
         if r.exit_code == 0 and result.ok:
             with self._lock:

@@ -37,6 +37,7 @@ from baremobile.errors import (
     InvalidArgument,
     ServiceRefused,
 )
+from baremobile.safetext import decode
 from baremobile.transport.base import DUMP_TIMEOUT, ShellResult, Transport
 
 __all__ = ["DUMP_PATH", "Device", "Focus"]
@@ -119,7 +120,7 @@ class Device:
         out = r.text.strip()
         size, _, kind = out.partition(" ")
         if r.exit_code != 0 or not size.isdigit():
-            said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+            said = decode(r.stderr or r.stdout).strip()
             reason = said.splitlines()[0] if said else "it is not readable (permission denied)"
             raise CommandFailed(f"cannot read {path}: {reason}", command=line,
                                 exit_code=r.exit_code, output=said,
@@ -184,7 +185,7 @@ class Device:
         """
         data = self.transport.exec_out("screencap -p 2>/dev/null", timeout=timeout)
         if not data.startswith(PNG_SIGNATURE):
-            said = data[:300].decode("utf-8", "replace").strip()
+            said = decode(data[:300]).strip()
             raise CommandFailed(
                 f"screencap did not return a PNG: {said or 'no output'}", output=said,
                 hint="take the screenshot again; the screen may be secure (FLAG_SECURE) "
@@ -230,7 +231,7 @@ class Device:
         r = self.run(
             ["monkey", "-p", package, "-c", "android.intent.category.LAUNCHER", "1"], check=False
         )
-        said = (r.stdout + r.stderr).decode("utf-8", "replace")
+        said = decode(r.stdout + r.stderr)
         if "No activities found" in said or "monkey aborted" in said or r.exit_code != 0:
             raise InvalidArgument(
                 f"{package} has no launchable activity on {self.serial} (is it installed?)",
@@ -270,7 +271,7 @@ class Device:
         if len(argv) == 2:
             raise InvalidArgument("an intent needs an action, data, component or package")
         r = self.run(argv, check=False)
-        said = (r.stdout + r.stderr).decode("utf-8", "replace")
+        said = decode(r.stdout + r.stderr)
         result = parse_am_start(said)
         if r.exit_code != 0 or not result.ok:
             line = result.error or said.strip() or f"exit status {r.exit_code}"

@@ -21,6 +21,7 @@ from baremobile.android import listing
 from baremobile.android.shell_words import command_line
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
+from baremobile.safetext import decode
 from baremobile.transport.base import check_text
 
 __all__ = ["FilePart", "UNREADABLE_KINDS", "list_dir", "delete", "append", "parse_ls",
@@ -60,7 +61,7 @@ def list_dir(device: Device, path: str, *, offset: int = 0, limit: int = 200) ->
     # is listed, not the link
     r = device.run(["ls", "-la", path if path == "/" else path + "/"], check=False)
     if r.exit_code != 0 and not r.text.strip():
-        said = r.stderr.decode("utf-8", "replace").strip() or f"exit status {r.exit_code}"
+        said = decode(r.stderr).strip() or f"exit status {r.exit_code}"
         raise CommandFailed(f"cannot list {path}: {said}", command=f"ls -la {path}/",
                             exit_code=r.exit_code, output=said,
                             hint="check the path: list its parent folder ({list_files})")
@@ -96,7 +97,7 @@ def delete(device: Device, path: str, *, recursive: bool = False) -> None:
     argv = ["rm", *(["-r"] if recursive else []), "--", path]
     r = device.run(argv, check=False)
     if r.exit_code != 0:
-        said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+        said = decode(r.stderr or r.stdout).strip()
         folder = "is a directory" in said.lower() and not recursive
         raise CommandFailed(f"could not delete {path}: {said or r.exit_code}",
                             command=command_line(argv), exit_code=r.exit_code, output=said,
@@ -115,7 +116,7 @@ def append(device: Device, path: str, data: bytes) -> int:
             " exit $s")
     r = device.transport.shell(line)
     if r.exit_code != 0:
-        said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+        said = decode(r.stderr or r.stdout).strip()
         raise CommandFailed(f"could not append to {path}: {said or r.exit_code}",
                             command=line, exit_code=r.exit_code, output=said,
                             hint="check the path and that its folder exists ({list_files})")

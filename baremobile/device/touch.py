@@ -43,6 +43,7 @@ from baremobile.android.touch_events import (
 )
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, Unsupported
+from baremobile.safetext import decode
 
 __all__ = ["Screen", "Probe", "Touch", "INPUT_DOUBLE_TAP_API", "UINPUT_API", "DRAG_API"]
 
@@ -163,7 +164,7 @@ class Touch:
         r = self.device.transport.shell(line, timeout=timeout)
         if r.exit_code == 0:
             return
-        said = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+        said = decode(r.stderr or r.stdout).strip()
         if program == "sh" and "Permission denied" in said and \
                 self.device.api_level > EVDEV_MAX_API:
             raise Unsupported(

@@ -20,7 +20,6 @@ schemas every other front door shows) and runs each call through
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import weakref
 from collections.abc import Callable
@@ -28,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import call, session_for, to_text
+from baremobile.safetext import clean, loads
+from baremobile.tools.dispatch import call, error_data, session_for, to_text, tool_verbs
 from baremobile.tools.schemas import check_prefix, schemas
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
@@ -41,15 +41,18 @@ T = TypeVar("T")
 
 def decode_arguments(raw: Any) -> Any:
     """Tool arguments as a framework hands them over: a JSON string becomes a dict (an
-    empty string is ``{}``); text that is not JSON is passed on unchanged, so that
-    :func:`~baremobile.tools.call` answers ``INVALID_ARGUMENT`` for it, as data."""
+    empty string is ``{}``; :func:`baremobile.safetext.loads`: any depth, any text).
+    Text that is not JSON raises :class:`~baremobile.errors.InvalidArgument` saying why —
+    :meth:`Bridge.call` answers it as data, like every other bad argument."""
     if isinstance(raw, (str, bytes, bytearray)):
         if not raw.strip():
             return {}
         try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
+            return loads(raw)
+        except ValueError as exc:
+            raise InvalidArgument(f"the tool arguments are not JSON: {exc}",
+                                  hint="pass the parameters as a JSON object, "
+                                       "e.g. {\"ref\": 3}") from None
     return raw
 
 
@@ -118,8 +121,15 @@ class Bridge:
 
     # -- calling ----------------------------------------------------------------------------
     def _run(self, name: str, arguments: Any) -> dict[str, Any]:
-        return call(self.target, name, decode_arguments(arguments), groups=self.groups,
-                             prefix=self.prefix, **self.options)
+        try:
+            decoded = decode_arguments(arguments)
+        except InvalidArgument as exc:
+            shown = clean(name) if isinstance(name, str) else repr(name)
+            return {"ok": False, "tool": shown, "error": error_data(exc, tool_verbs(self.prefix))}
+        # call() answers only what every writer can encode (tools.answerable); a framework
+        # hands the text to a model's API, which would fail the whole run otherwise
+        return call(self.target, name, decoded, groups=self.groups, prefix=self.prefix,
+                    **self.options)
 
     def _worker(self) -> ThreadPoolExecutor:
         with self._pool_lock:

@@ -32,6 +32,8 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
 from pydantic import ConfigDict, Field
 
 from baremobile.integrations.bridge import Bridge
+from baremobile.safetext import problem
+from baremobile.tools.validate import MAX_ARGUMENT_DEPTH
 
 __all__ = ["BaremobileTool", "tools"]
 
@@ -45,11 +47,17 @@ class BaremobileTool(BaseTool):
     response_format: str = "content_and_artifact"
     handle_tool_error: bool = True  # a failed call is a ToolMessage with status="error"
 
+    def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().run(_bounded(tool_input), *args, **kwargs)
+
+    async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        return await super().arun(_bounded(tool_input), *args, **kwargs)
+
     def _run(self, **arguments: Any) -> tuple[Any, dict[str, Any]]:
-        return self._answer(self.bridge.call(self.name, arguments))
+        return self._answer(self.bridge.call(self.name, _unbounded(arguments)))
 
     async def _arun(self, **arguments: Any) -> tuple[Any, dict[str, Any]]:
-        return self._answer(await self.bridge.acall(self.name, arguments))
+        return self._answer(await self.bridge.acall(self.name, _unbounded(arguments)))
 
     def _answer(self, result: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         text = self.bridge.text(result)
@@ -61,6 +69,35 @@ class BaremobileTool(BaseTool):
         mime, data = image
         return ([{"type": "text", "text": text},
                  {"type": "image", "base64": data, "mime_type": mime}], self.bridge.facts(result))
+
+
+#: what stands for arguments too deep for LangChain itself (it repr()s them before the call)
+_TOO_DEEP = "__baremobile_too_deep__"
+
+
+def _bounded(tool_input: Any) -> Any:
+    """``tool_input``, or a stand-in when it nests too deeply for LangChain's own handling
+    (``str()`` of a 5,000-deep dict raises ``RecursionError`` before any tool runs)."""
+    if isinstance(tool_input, dict) and isinstance(tool_input.get("args"), dict) and \
+            tool_input.get("type") == "tool_call":
+        inner = _bounded(tool_input["args"])
+        return tool_input if inner is tool_input["args"] else {**tool_input, "args": inner}
+    if isinstance(tool_input, dict):
+        why = problem(tool_input, max_depth=MAX_ARGUMENT_DEPTH, numbers=False)
+        if why is not None and "nests deeper" in why:
+            return {_TOO_DEEP: why}
+    return tool_input
+
+
+def _unbounded(arguments: dict[str, Any]) -> Any:
+    """The arguments for the call: the stand-in comes back as what the validator refuses
+    (nesting beyond its limit), so the answer is the usual ``INVALID_ARGUMENT``."""
+    if set(arguments) == {_TOO_DEEP}:
+        value: Any = None
+        for _ in range(MAX_ARGUMENT_DEPTH + 1):
+            value = [value]
+        return {"arguments": value}
+    return arguments
 
 
 def _tool(bridge: Bridge, name: str, description: str, schema: dict[str, Any]) -> BaseTool:

@@ -443,15 +443,22 @@ class AsyncPage:
         """
         return await self._run(lambda: self.page.gesture(paths), 'gesture')
 
-    async def eval_js(self, expression: str, *, timeout: float = 10.0, allow: bool = False) -> Any:
+    async def eval_js(
+        self,
+        expression: str,
+        *,
+        timeout: float = 10.0,
+        allowed: bool = False,
+    ) -> Any:
         """The value of a JavaScript expression in the page the foreground WebView (or
-        Chrome's tab) shows — only when ``page.allow_eval = True`` was set, or this one call
-        passes ``allow=True`` (a script sees the page's cookies and can change it). A
-        promise is awaited; the value comes back as JSON data. For reading and acting,
-        snapshots and refs need no script.
+        Chrome's tab) shows — only when ``page.allow_eval = True`` was set (a script sees
+        the page's cookies and can change it), or for this one call with ``allowed=True``
+        (what the tools' ``eval`` passes where its operator allowed it; ``allow_eval`` stays
+        as it is). A promise is awaited; the value comes back as JSON data. For reading
+        and acting, snapshots and refs need no script.
         """
         return await self._run(
-            lambda: self.page.eval_js(expression, timeout=timeout, allow=allow),
+            lambda: self.page.eval_js(expression, timeout=timeout, allowed=allowed),
             'eval_js',
         )
 

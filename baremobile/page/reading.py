@@ -10,6 +10,7 @@ from typing import Any
 
 from baremobile.errors import DumpFailed, InvalidArgument, RefNotFound
 from baremobile.page.base import PageBase, verb
+from baremobile.safetext import decode
 from baremobile.snapshot.dump_errors import StatusScan, dump_error
 
 __all__ = ["ReadVerbs"]
@@ -75,5 +76,5 @@ class ReadVerbs(PageBase):
             )
         data = bytes(xml)
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark
-            return data.decode("utf-16", "replace")
-        return data.decode("utf-8", "replace")
+            return decode(data, "utf-16")
+        return decode(data)

@@ -23,15 +23,16 @@ class WebVerbs(PageBase):
     """``eval_js`` and the web side of ``type``."""
 
     @verb()
-    def eval_js(self, expression: str, *, timeout: float = 10.0, allow: bool = False) -> Any:
+    def eval_js(self, expression: str, *, timeout: float = 10.0, allowed: bool = False) -> Any:
         """The value of a JavaScript expression in the page the foreground WebView (or
-        Chrome's tab) shows — only when ``page.allow_eval = True`` was set, or this one call
-        passes ``allow=True`` (a script sees the page's cookies and can change it). A
-        promise is awaited; the value comes back as JSON data. For reading and acting,
-        snapshots and refs need no script."""
+        Chrome's tab) shows — only when ``page.allow_eval = True`` was set (a script sees
+        the page's cookies and can change it), or for this one call with ``allowed=True``
+        (what the tools' ``eval`` passes where its operator allowed it; ``allow_eval`` stays
+        as it is). A promise is awaited; the value comes back as JSON data. For reading
+        and acting, snapshots and refs need no script."""
         if not isinstance(expression, str) or not expression.strip():
             raise InvalidArgument("eval_js needs a JavaScript expression (a non-empty string)")
-        if not (self.allow_eval or allow is True):
+        if not (allowed is True or self.allow_eval):
             raise WebUnavailable(
                 "running JavaScript in the page is off",
                 hint="set page.allow_eval = True to allow it (docs/web.md: what a script "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from baremobile.errors import AutomationBusy, DeviceNotIdle, DumpFailed, NullRootNode
+from baremobile.safetext import decode
 
 __all__ = ["MAX_STATUS_BYTES", "StatusScan", "dump_error"]
 
@@ -73,7 +74,7 @@ class StatusScan:
     @property
     def text(self) -> str:
         """The status text seen so far (its first :data:`STATUS_KEEP` bytes), decoded."""
-        return bytes(self._kept).decode("utf-8", "replace")
+        return decode(self._kept)
 
 
 _BOM = "\ufeff"

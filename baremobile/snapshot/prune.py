@@ -76,6 +76,9 @@ DEFAULT_NESTING = 512
 DEFAULT_ELEMENTS = 50_000
 #: Most refs accepted: the corpus has at most 74 on one screen.
 DEFAULT_REFS = 10_000
+#: Most attributes on one element (uiautomator writes at most ~25): the work per element
+#: is bounded, not only the bytes of a tag (a 4 MB tag could hold 300,000 attributes).
+MAX_ATTRIBUTES = 100
 
 _BIG = 1 << 31
 #: What is known of the screen while streaming: its origin. Window roots are clipped to it;
@@ -161,12 +164,15 @@ class PruneState:
         self.max_refs = max_refs
         self.start, self.end = self._handlers()
 
+    max_attributes = MAX_ATTRIBUTES
+
     def _too_large(self, limit: str) -> DumpTooLarge:
         value = getattr(self, limit)
         what = {
             "max_nesting": f"nests deeper than {value} levels",
             "max_elements": f"has more than {value} elements",
             "max_refs": f"has more than {value} actionable nodes (refs)",
+            "max_attributes": f"has an element with more than {value} attributes",
         }[limit]
         return DumpTooLarge(f"the dump {what} ({limit}); refused", limit=limit, value=value)
 
@@ -213,6 +219,8 @@ class PruneState:
             budget -= 1
             if budget < 0:
                 raise state._too_large("max_elements")
+            if len(al) > 2 * MAX_ATTRIBUTES:
+                raise state._too_large("max_attributes")
             if len(stack) > limit:
                 raise state._too_large("max_nesting")
             a = attr_dict(al)
@@ -312,6 +320,8 @@ class PruneState:
                 raise state._too_large("max_elements")
             if len(stack) > limit:
                 raise state._too_large("max_nesting")
+            if len(a) > 2 * MAX_ATTRIBUTES:
+                raise state._too_large("max_attributes")
             if a[::2] != names:
                 names = a[::2]
                 get_start, get_end, i_visible, pad = layout(names)

@@ -27,9 +27,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from baremobile.safetext import escape_desc, escape_text
 from baremobile.snapshot.tree import Node, Window
 
 __all__ = [
@@ -43,37 +43,6 @@ __all__ = [
     "render",
     "render_report",
 ]
-
-# Characters that must not appear raw on a line: C0 controls, DEL and C1 controls, and the
-# Unicode line/paragraph separators (str.splitlines() breaks on several of these).
-_CTRL = "\x00-\x1f\x7f-\x9f\u2028\u2029"
-_TEXT_SPECIAL = re.compile(f'[{_CTRL}"\\\\]')
-_DESC_SPECIAL = re.compile(f"[{_CTRL})\\\\]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\", '"': '\\"', ")": "\\)"}
-
-
-def _escape_char(m: re.Match[str]) -> str:
-    c = m.group()
-    named = _NAMED.get(c)
-    if named is not None:
-        return named
-    code = ord(c)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape_text(s: str) -> str:
-    """Escape ``s`` for the double-quoted text slot."""
-    # str.isprintable() is False for every character class we escape (and a few more).
-    if s.isprintable() and '"' not in s and "\\" not in s:
-        return s
-    return _TEXT_SPECIAL.sub(_escape_char, s)
-
-
-def escape_desc(s: str) -> str:
-    """Escape ``s`` for the parenthesized desc slot."""
-    if s.isprintable() and ")" not in s and "\\" not in s:
-        return s
-    return _DESC_SPECIAL.sub(_escape_char, s)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from baremobile.errors import DumpFailed, DumpTooLarge, InvalidArgument, InvalidDump
+from baremobile.safetext import decode
 from baremobile.snapshot.dump_errors import MAX_STATUS_BYTES, StatusScan, dump_error
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.prune import (
@@ -110,7 +111,7 @@ def _forbid_external(*_: object) -> int:
 
 
 def _excerpt(data: bytes, limit: int = 300) -> str:
-    text = data[:limit].decode("utf-8", "replace")
+    text = decode(data[:limit])
     return text + ("…" if len(data) > limit else "")
 
 
@@ -308,7 +309,7 @@ class StreamPruner:
         """UTF-16 with a BOM: skip leading whitespace; only a BOM and whitespace is empty."""
         bom, rest = data[:2], data[2:]
         even = len(rest) & ~1
-        text = rest[:even].decode("utf-16-le" if bom == b"\xff\xfe" else "utf-16-be", "replace")
+        text = decode(rest[:even], "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be")
         skip = 0
         while skip < len(text) and text[skip] in _WS16:
             skip += 1

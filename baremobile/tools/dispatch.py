@@ -32,16 +32,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from baremobile.errors import BaremobileError, InvalidArgument, PageClosed, vocabulary
+from baremobile.safetext import clean, problem
 from baremobile.tools import hostfiles
 from baremobile.tools import spec as _spec
 from baremobile.tools.pages import OnePage
 from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
 from baremobile.trace.record import tool_call
-from baremobile.transport.base import check_text
 
-__all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "call", "error_data", "session_for", "to_anthropic",
-           "to_text", "tool_verbs", "SECRET_ARGUMENTS", "redacted"]
+__all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "answerable", "call", "error_data", "session_for",
+           "to_anthropic", "to_text", "tool_verbs", "SECRET_ARGUMENTS", "redacted"]
 
 log = logging.getLogger("baremobile.tools")
 
@@ -150,6 +150,25 @@ def error_data(exc: BaseException, verbs: Mapping[str, str] | None = None) -> di
     }
 
 
+def answerable(result: dict[str, Any], tool: Any = None) -> dict[str, Any]:
+    """``result`` when every front door can encode it (:func:`baremobile.safetext.problem`),
+    else an ``INTERNAL_ERROR`` answer saying what could not be encoded — never a result a
+    writer would choke on. Text from outside is made safe where it enters; reaching the
+    error here means a boundary was missed (it is logged)."""
+    why = problem(result)
+    if why is None:
+        return result
+    name = clean(tool if isinstance(tool, str) else str(result.get("tool", "?")))
+    log.error("%s: the answer cannot be encoded (%s); answering INTERNAL_ERROR instead",
+              name, why)
+    return {"ok": False, "tool": name, "error": {
+        "code": "INTERNAL_ERROR",
+        "message": f"the answer could not be encoded, so it was withheld: {why}",
+        "hint": "this is a bug in baremobile (text from outside that was not made safe): "
+                "take a snapshot and try another way; details are in the log",
+        "category": "INTERNAL_ERROR"}}
+
+
 def _failure(name: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
     out = {"ok": False, "tool": name, "error": error_data(exc, tool_verbs(prefix))}
     data = getattr(exc, "data", None)  # what a batch did before it stopped
@@ -241,7 +260,6 @@ class _Ctx:
             raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
                                   hint="steps are tools acting on the batch's device")
         args = validate(arguments if arguments is not None else {}, tool.parameters())
-        _check_strings(args)
         asked = args.pop("device", None)
         if asked and asked not in (self.device, self.page.serial):
             raise InvalidArgument(f"a batch acts on one device; this step names {asked!r}",
@@ -249,18 +267,6 @@ class _Ctx:
         for key in tool.host_paths:
             hostfiles.resolve(self.files_dir, args[key])
         return tool.name, tool.run(self, args)
-
-
-def _check_strings(value: Any, where: str = "an argument") -> None:
-    """Every string of the arguments (nested ones too) can be sent: no lone surrogates."""
-    if isinstance(value, str):
-        check_text(where, value)
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            _check_strings(v, f"argument {k!r}" if where == "an argument" else where)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _check_strings(v, where)
 
 
 def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
@@ -313,14 +319,13 @@ def call(
     Never raises for a tool's failure: errors come back as
     ``{"ok": false, "error": {code, message, hint, category}}``.
     """
-    shown = name if isinstance(name, str) else repr(name)
+    shown = clean(name) if isinstance(name, str) else repr(name)
     session: Session | None = None
     ctx: _Ctx | None = None
     try:
         session = session_for(target)
         tool = _lookup(name, groups, prefix)
         args = validate(arguments, tool.parameters())
-        _check_strings(args)
         options = session.options
         if observe is not None and not (isinstance(observe, bool) or observe == "diff"):
             raise InvalidArgument(f"observe must be True, False or 'diff', not {observe!r}")
@@ -345,16 +350,16 @@ def call(
                     snap = _spec.observe_snapshot(ctx, diff=options.observe == "diff")
                     result.update(_spec.snapshot_result(ctx, snap, options.max_chars))
             result = {"device": page.serial, **result}
-        return {"ok": True, "tool": tool.name, **result}
+        return answerable({"ok": True, "tool": tool.name, **result}, shown)
     except BaremobileError as exc:
         log.info("%s failed: %s %s", shown, exc.code, exc.message)
         if isinstance(exc, PageClosed) and session is not None and ctx is not None \
                 and ctx._page is not None:
             session.forget(ctx._page)  # the next call connects afresh
-        return _failure(shown, exc, prefix)
+        return answerable(_failure(shown, exc, prefix), shown)
     except Exception as exc:  # a bug or an unexpected answer: data, and the log has the rest
         log.exception("%s raised an unexpected error", shown)
-        return _failure(shown, exc, prefix)
+        return answerable(_failure(shown, exc, prefix), shown)
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,6 +10,11 @@ their paths. So they only work inside one directory the operator names
   ``~`` is not expanded and ``..`` is refused;
 * the path is resolved (symlinks followed) and must stay inside the directory, so a
   symlink pointing out of it is refused too;
+* the file is then reached from the directory one resolved folder at a time, each opened
+  relative to the last (``openat``) without following a symlink (``O_NOFOLLOW``), and
+  read or written through those descriptors: a folder swapped for a symlink between the
+  check and the use cannot lead outside — the call fails, typed (``NOT_ALLOWED``), and
+  nothing is written;
 * only regular files with one link are read or replaced: a FIFO, socket or device file
   (which could block a call forever) and a hard link (whose other name may lie outside
   the directory) are refused, without ever being opened for writing;
@@ -24,6 +29,7 @@ their paths. So they only work inside one directory the operator names
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -65,7 +71,12 @@ def resolve(root: str | None, given: str) -> str:
     if ".." in parts:
         raise NotAllowed(f"{given!r}: '..' is not allowed; paths stay inside the files "
                          "directory", hint="e.g. 'app.apk' or 'screens/home.png'")
-    real = os.path.realpath(os.path.join(root, given))
+    try:
+        real = os.path.realpath(os.path.join(root, given))
+    except OSError:  # a link swapped while it was being resolved: a race, typed
+        raise NotAllowed(f"{given!r} changed while it was being checked (a link or folder "
+                         "was swapped)", hint="try again once the files directory is still"
+                         ) from None
     if real == root or os.path.commonpath([root, real]) != root:
         raise NotAllowed(f"{given!r} is outside the files directory (through an absolute "
                          "path or a symlink)",
@@ -94,15 +105,57 @@ def _refuse_odd(st: os.stat_result, what: str) -> None:
                               hint="use a file with a single name (copy it, don't link it)")
 
 
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _moved(exc: OSError, what: str) -> BaremobileError:
+    """An OS error while walking to the file: a race, or a path that changed."""
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return NotAllowed(f"{what}: a folder of its path changed while it was used (it is "
+                          "now a symlink or not a folder); nothing was read or written",
+                          hint="try again once the files directory stays still")
+    return _os_error(exc, what)
+
+
+def _folder_fd(root: str, real: str, what: str) -> tuple[int, str]:
+    """(a descriptor of the folder holding ``real``, its name in that folder), the folder
+    reached from ``root`` one component at a time with ``O_NOFOLLOW``."""
+    parts = os.path.relpath(real, root).split(os.sep)
+    try:
+        fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError as exc:
+        raise _os_error(exc, f"the files directory {root!r}") from None
+    try:
+        for part in parts[:-1]:
+            nxt = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno == errno.ENOENT:
+            raise InvalidArgument(
+                f"the folder {os.path.dirname(_shown(root, real))!r} does not exist in the "
+                "files directory", hint="save into an existing folder (or the files "
+                "directory itself)") from None
+        raise _moved(exc, what) from None
+    return fd, parts[-1]
+
+
 def read_host_file(root: str | None, given: str) -> tuple[str, bytes]:
     """``(path shown to the model, content)`` of a regular file inside ``root``."""
     real = resolve(root, given)
     assert root is not None
     what = f"local file {_shown(root, real)!r}"
+    folder, name = _folder_fd(root, real, what)
     try:
-        fd = os.open(real, os.O_RDONLY | _NOFOLLOW | _BINARY | _NONBLOCK)
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _BINARY | _NONBLOCK | _CLOEXEC,
+                     dir_fd=folder)
     except OSError as exc:
-        raise _os_error(exc, what) from None
+        raise (_moved(exc, what) if exc.errno == errno.ELOOP else _os_error(exc, what)) \
+            from None
+    finally:
+        os.close(folder)
     try:
         _refuse_odd(os.fstat(fd), what)
         chunks = []
@@ -135,23 +188,26 @@ def pull_to_host_file(
     assert root is not None
     shown = _shown(root, real)
     what = f"local file {shown!r}"
-    parent = os.path.dirname(real)
-    if not os.path.isdir(parent):
-        raise InvalidArgument(
-            f"the folder {_shown(root, parent)!r} does not exist in the files directory",
-            hint="save into an existing folder (or the files directory itself)")
+    folder, name = _folder_fd(root, real, what)
     try:
-        st = os.lstat(real)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise _os_error(exc, what) from None
-    if st is not None:
-        _refuse_odd(st, what)
-        if not overwrite:
-            raise InvalidArgument(f"{what} already exists",
-                                  hint="pass overwrite: true to replace it, or choose another "
-                                       "name")
-    with atomic_writer(real, overwrite=overwrite, what=what, hint=_PATH_HINT) as f:
-        result = fill(f)
+        try:
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise _os_error(exc, what) from None
+        if st is not None:
+            if stat.S_ISLNK(st.st_mode):  # put there since the path was resolved
+                raise NotAllowed(f"{what} is a symlink (it appeared while it was used); "
+                                 "nothing was written", hint="use a plain file name")
+            _refuse_odd(st, what)
+            if not overwrite:
+                raise InvalidArgument(f"{what} already exists",
+                                      hint="pass overwrite: true to replace it, or choose "
+                                           "another name")
+        with atomic_writer(name, overwrite=overwrite, what=what, hint=_PATH_HINT,
+                           dir_fd=folder) as f:
+            result = fill(f)
+    finally:
+        os.close(folder)
     return shown, result

@@ -55,7 +55,8 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
                       "pip install 'baremobile[mcp]'") from _exc
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import TEXT_PAYLOADS, call, redacted, to_text
+from baremobile.tools.dispatch import TEXT_PAYLOADS, answerable, call, redacted, to_text
+from baremobile.tools.mcp_stdin import REFUSED, ClientLines, claimed_stdin
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
@@ -82,8 +83,11 @@ def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
 
     The text block is what an LLM reads (:func:`~baremobile.tools.to_text`); a screenshot
     adds an image block; ``structuredContent`` repeats the facts — not the text payloads
-    (snapshot, log, file content) or image bytes, which would double the payload.
+    (snapshot, log, file content) or image bytes, which would double the payload. A result
+    the protocol could not carry (:func:`~baremobile.tools.dispatch.answerable`) becomes an
+    ``INTERNAL_ERROR`` result: the server's writer never meets text it cannot encode.
     """
+    result = answerable(result)
     content: list[Any] = [types.TextContent(text=to_text(result))]
     image = result.get("image") if result.get("ok") else None
     if image:
@@ -93,6 +97,18 @@ def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
         structured["image"] = {k: v for k, v in image.items() if k != "data"}
     return types.CallToolResult(content=content, structured_content=structured,
                                 is_error=not result.get("ok"))
+
+
+def refused_call(arguments: Any) -> dict[str, Any]:
+    """The answer to a call :mod:`~baremobile.tools.mcp_stdin` refused (its arguments say
+    what held a lone surrogate)."""
+    args = arguments if isinstance(arguments, dict) else {}
+    return {"ok": False, "tool": str(args.get("tool") or "?"), "error": {
+        "code": "INVALID_ARGUMENT", "category": "INVALID_ARGUMENT",
+        "message": f"the call cannot be used: {args.get('why', 'it holds a lone surrogate')}"
+                   "; nothing was sent",
+        "hint": "send well-formed text: a character outside the BMP whole, not one half of "
+                "a UTF-16 surrogate pair"}}
 
 
 def mcp_tools(groups: Any = (), prefix: str = "") -> tuple[list[str], list[types.Tool]]:
@@ -130,6 +146,8 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, arguments = params.name, params.arguments
+        if name == REFUSED:  # a line holding a lone surrogate (mcp_stdin): refused as data
+            return mcp_result(refused_call(arguments))
         log.info("call %s %s", name,
                  _short(arguments if log_typed_text else redacted(name, arguments, prefix)))
         token = CancelToken()
@@ -241,7 +259,10 @@ def operator_groups(args: argparse.Namespace) -> list[str]:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = json.dumps(value, default=str)  # ASCII: a log line never fails to encode
+    except (ValueError, RecursionError):
+        text = f"<{type(value).__name__} that is not JSON>"
     return text if len(text) <= 200 else text[:197] + "..."
 
 
@@ -326,45 +347,16 @@ async def serve_http(server: Server[Any], host: str, port: int, token: str) -> N
         sock.close()
 
 
-class TerminalLines:
-    """Lines of a terminal's input, awaited without a blocking reader thread.
-
-    The SDK reads stdin in a worker thread that cannot be interrupted, so Ctrl-C on a
-    terminal waited for a line that never came; this reader waits for the descriptor in
-    the event loop (``anyio.wait_readable``), so cancelling it — Ctrl-C — stops at once.
-    """
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._buf = b""
-
-    def __aiter__(self) -> TerminalLines:
-        return self
-
-    async def __anext__(self) -> str:
-        while b"\n" not in self._buf:
-            await anyio.wait_readable(self.fd)
-            chunk = os.read(self.fd, 65536)
-            if not chunk:
-                if not self._buf:
-                    raise StopAsyncIteration
-                line, self._buf = self._buf, b""
-                return line.decode("utf-8", "replace")
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
-        return line.decode("utf-8", "replace") + "\n"
-
-
 async def serve_stdio(server: Server[Any]) -> None:
     from mcp.server.stdio import stdio_server
 
-    stdin: Any = None
     if _stdin_is_terminal():
         _say("baremobile MCP server: waiting for an MCP client on stdin/stdout "
              "(it is meant to be started by one; Ctrl-C stops it)")
-        stdin = TerminalLines(sys.stdin.fileno())
-    async with stdio_server(stdin=stdin) as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    with claimed_stdin() as fd:  # our reader: no blocking thread, every request answerable
+        stdin = ClientLines(fd) if fd is not None else None
+        async with stdio_server(stdin=stdin) as (read, write):  # type: ignore[arg-type]
+            await server.run(read, write, server.create_initialization_options())
 
 
 def _stdin_is_terminal() -> bool:
@@ -414,7 +406,7 @@ def _private_log(path: str) -> Any:
     if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 and \
             hasattr(os, "fchmod") and st.st_uid == os.getuid():
         os.fchmod(fd, 0o600)
-    return os.fdopen(fd, "a", encoding="utf-8")
+    return os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")  # any text logs
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,11 +1,22 @@
 """Checking tool arguments against a tool's JSON schema — without ``jsonschema``.
 
-Only the subset of JSON Schema the tool table uses is understood: ``type`` (one name or a
-list), ``properties``, ``required``, ``additionalProperties: false``, ``enum``,
-``minimum``/``maximum``, ``minLength``/``maxLength``, ``pattern``, ``minProperties``,
-``anyOf`` and ``items``. Types are JSON's, strictly: an object is a mapping with string
-keys, an array a list or tuple; any other Python object (bytes, a set, ``object()``)
-matches no type.
+Only the subset of JSON Schema the tool table uses is understood, and all of it is
+enforced (:data:`KEYWORDS`; a test walks every tool's schema and fails on a keyword
+missing here): ``type`` (one name or a list), ``properties``, ``required``,
+``additionalProperties`` (``false`` or a schema), ``minProperties``/``maxProperties``,
+``enum``, ``minimum``/``maximum``, ``exclusiveMinimum``/``exclusiveMaximum``,
+``minLength``/``maxLength``, ``pattern``, ``anyOf``, ``items``,
+``minItems``/``maxItems``; ``description``, ``title``, ``default`` and ``examples`` are
+annotations. Types are JSON's, strictly: an object is a mapping with string keys, an
+array a list or tuple; any other Python object (bytes, a set, ``object()``) matches no
+type.
+
+Before the schema, the arguments as a whole must be data JSON can carry
+(:func:`baremobile.safetext.problem`): nested at most :data:`MAX_ARGUMENT_DEPTH` levels,
+no lone surrogate in any string or name, no NaN or infinity — so what no front door could
+encode is refused here, once, for every tool (``INVALID_ARGUMENT``, nothing sent), and
+nothing downstream ever walks a pathological structure.
+
 Every failure is an :class:`~baremobile.errors.InvalidArgument` whose message names the
 parameter (``selector.text``, ``x``) and says what was expected, so an LLM can fix its call.
 
@@ -21,10 +32,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from baremobile.errors import InvalidArgument
+from baremobile.safetext import problem
 
-__all__ = ["validate"]
+__all__ = ["ANNOTATIONS", "KEYWORDS", "MAX_ARGUMENT_DEPTH", "unsupported_keywords", "validate"]
+
+#: the schema keywords this validator enforces
+KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "minProperties",
+    "maxProperties", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minLength", "maxLength", "pattern", "anyOf", "items", "minItems", "maxItems",
+})
+#: keywords that say something to the reader and nothing to the validator
+ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
+#: how deep tool arguments may nest (the deepest schema, ``execute``'s steps, needs 5)
+MAX_ARGUMENT_DEPTH = 32
 
 _INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*$")
+#: no parameter takes an integer this large (refs, pixels, counts, milliseconds)
+_INT_LIMIT = 2 ** 63
 
 
 def _type_name(value: Any) -> str:
@@ -78,16 +103,26 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
             )
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidArgument(f"{where} must be a finite number, not {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _INT_LIMIT:
+        raise InvalidArgument(f"{where} is out of range ({_short(value)})",
+                              hint=_hint(where, schema))
     if "enum" in schema and value not in schema["enum"]:
         options = ", ".join(repr(v) for v in schema["enum"])
         raise InvalidArgument(f"{where} must be one of {options}, not {_short(value)}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         lo, hi = schema.get("minimum"), schema.get("maximum")
         if lo is not None and value < lo:
-            raise InvalidArgument(f"{where} must be ≥ {lo}, not {value!r}",
+            raise InvalidArgument(f"{where} must be ≥ {lo}, not {_short(value)}",
                                   hint=_hint(where, schema))
         if hi is not None and value > hi:
-            raise InvalidArgument(f"{where} must be ≤ {hi}, not {value!r}",
+            raise InvalidArgument(f"{where} must be ≤ {hi}, not {_short(value)}",
+                                  hint=_hint(where, schema))
+        lo, hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+        if lo is not None and value <= lo:
+            raise InvalidArgument(f"{where} must be > {lo}, not {_short(value)}",
+                                  hint=_hint(where, schema))
+        if hi is not None and value >= hi:
+            raise InvalidArgument(f"{where} must be < {hi}, not {_short(value)}",
                                   hint=_hint(where, schema))
     if isinstance(value, str):
         lo, hi = schema.get("minLength"), schema.get("maxLength")
@@ -107,8 +142,18 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
         value = _check_object(value, schema, where)
     if "anyOf" in schema:
         _check_any_of(value, schema, where)
-    if isinstance(value, (list, tuple)) and "items" in schema:
-        value = [_check(v, schema["items"], f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, (list, tuple)):
+        lo, hi = schema.get("minItems"), schema.get("maxItems")
+        if lo is not None and len(value) < lo:
+            raise InvalidArgument(
+                f"{where} must not be empty" if lo == 1
+                else f"{where} needs at least {lo} items, not {len(value)}",
+                hint=_hint(where, schema))
+        if hi is not None and len(value) > hi:
+            raise InvalidArgument(f"{where} holds {len(value)} items, at most {hi}",
+                                  hint=_hint(where, schema))
+        if "items" in schema:
+            value = [_check(v, schema["items"], f"{where}[{i}]") for i, v in enumerate(value)]
     return value
 
 
@@ -120,7 +165,8 @@ def _check_object(
     bad = [k for k in value if not isinstance(k, str)]
     if bad:
         raise InvalidArgument(f"parameter names must be strings, not {bad[0]!r}")
-    if schema.get("additionalProperties") is False:
+    extra = schema.get("additionalProperties")
+    if extra is False:
         unknown = sorted(set(value) - set(props))
         if unknown:
             known = ", ".join(props) or "none"
@@ -143,11 +189,21 @@ def _check_object(
             f"{where or 'the arguments'} need at least {n} field{'s' if n > 1 else ''}",
             hint=f"give one of: {', '.join(props)}",
         )
+    n = schema.get("maxProperties")
+    if n is not None and len(present) > n:
+        raise InvalidArgument(
+            f"{where or 'the arguments'} may have at most {n} field{'s' if n > 1 else ''}, "
+            f"not {len(present)}", hint=_hint(where, schema))
     out: dict[str, Any] = {}
     for key, v in value.items():
         if v is None:  # an explicit null means "not given" (LLMs send it for optionals)
             continue
-        out[key] = _check(v, props[key], prefix + key) if key in props else v
+        if key in props:
+            out[key] = _check(v, props[key], prefix + key)
+        elif isinstance(extra, Mapping):
+            out[key] = _check(v, extra, prefix + key)
+        else:
+            out[key] = v
     return out
 
 
@@ -171,6 +227,11 @@ def _check_any_of(value: Any, schema: Mapping[str, Any], where: str) -> None:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
+        # (str() of an integer over 4,300 digits raises: count its digits from its bits)
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, (list, tuple, dict)):  # never repr a whole (deep, huge) container
+        return f"{_type_name(value)} of {len(value)} item{'s' if len(value) != 1 else ''}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -195,4 +256,29 @@ def validate(arguments: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
             f"tool arguments must be a JSON object, not {_type_name(arguments)}",
             hint="pass the parameters as an object, e.g. {\"ref\": 3}",
         )
+    why = problem(dict(arguments), max_depth=MAX_ARGUMENT_DEPTH)
+    if why is not None:
+        raise InvalidArgument(
+            f"the arguments cannot be used: {why}; nothing was sent",
+            hint="pass well-formed JSON data: text as itself (a character outside the BMP "
+                 "whole, not one half of a UTF-16 surrogate pair), finite numbers, at most "
+                 f"{MAX_ARGUMENT_DEPTH} levels of nesting")
     return _check_object(arguments, schema, "")
+
+
+def unsupported_keywords(schema: Any) -> set[str]:
+    """The keywords of ``schema`` (and of every schema inside it) that this validator
+    neither enforces nor knows as annotations."""
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        s = stack.pop()
+        if not isinstance(s, Mapping):
+            continue
+        found.update(k for k in s if k not in KEYWORDS and k not in ANNOTATIONS)
+        stack.extend(s.get("properties", {}).values())
+        stack.extend(s.get("anyOf", ()))
+        for key in ("items", "additionalProperties"):
+            if isinstance(s.get(key), Mapping):
+                stack.append(s[key])
+    return found

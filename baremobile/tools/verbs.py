@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from baremobile.errors import InvalidArgument
+from baremobile.errors import InvalidArgument, WebError
+from baremobile.safetext import problem
 from baremobile.tools.targets import node_data, target, what
 
 __all__ = [
@@ -177,9 +178,14 @@ def eval_js(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
                  "daemon too: baremobile daemon start --allow-eval), Session(allow_eval=True) "
                  "or page.allow_eval = True; snapshots and refs read and act on pages "
                  "without it")
-    # the operator allowed it for this session: for this call, not for the page for good
+    # the operator allowed it for this session: for this call only (the page's own
+    # allow_eval, which its Python owner may use directly, is left as it is)
     value = ctx.page.eval_js(a["expression"], timeout=float(a.get("timeout", 10.0)),
-                             allow=True)
+                             allowed=True)
+    why = problem(value)
+    if why is not None:
+        raise WebError(f"the script's value cannot be answered: {why}",
+                       hint="return plainer data (JSON.stringify it, or a part of it)")
     text = json.dumps(value, ensure_ascii=False)
     limit = ctx.options.max_chars
     if limit is not None and len(text) > limit:

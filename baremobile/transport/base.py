@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError, ServiceRefused
+from baremobile.safetext import decode
 from baremobile.transport import progress
 
 __all__ = [
@@ -49,6 +50,11 @@ __all__ = [
 DEFAULT_TIMEOUT = 20.0
 DUMP_TIMEOUT = 30.0
 
+#: The most output one ``shell``/``exec_out`` call keeps (bytes). A dump is bounded by the
+#: pruner, a pull streams to disk; a command's answer held in memory is bounded here, as a
+#: device (or what its apps print) could send without end.
+MAX_OUTPUT = 256 * 1024 * 1024
+
 #: The largest ADB message payload every adbd accepts: 4 KiB. Android 6 (API 23) and older
 #: drop the connection on anything bigger (AOSP adb ``check_header``; 256 KiB came with
 #: Android 7, 1 MiB with Android 9), so an OPEN — the whole shell command line — must fit.
@@ -67,7 +73,7 @@ class ShellResult:
     @property
     def text(self) -> str:
         """stdout decoded as UTF-8 (invalid bytes replaced)."""
-        return self.stdout.decode("utf-8", "replace")
+        return decode(self.stdout)
 
     @property
     def ok(self) -> bool:
@@ -76,7 +82,7 @@ class ShellResult:
     def check(self) -> ShellResult:
         """Return self, or raise :class:`CommandFailed` with the device's own words."""
         if self.exit_code != 0:
-            said = (self.stderr or self.stdout).decode("utf-8", "replace").strip()
+            said = decode(self.stderr or self.stdout).strip()
             first = said.splitlines()[0] if said else "no output"
             raise CommandFailed(
                 f"`{self.command}` failed on the device (exit {self.exit_code}): {first}",
@@ -247,9 +253,9 @@ class Transport(ABC):
         t = self._timeout(timeout)
         if "shell_v2" in self.features:
             chunks = self.open_service("shell,v2,raw", command, timeout=t)
-            return ShellV2Decoder.decode_all(chunks, command)
+            return ShellV2Decoder.decode_all(capped(chunks, command), command)
         wrapped, marker = with_sentinel(command)
-        out = b"".join(self.open_service("shell", wrapped, timeout=t))
+        out = b"".join(capped(self.open_service("shell", wrapped, timeout=t), command))
         # before Android 7, shell: runs on a pty, which turns every \n into \r\n
         out = out.replace(b"\r\n", b"\n")
         stdout, code = split_sentinel(out, marker, command)
@@ -264,8 +270,9 @@ class Transport(ABC):
         return self.open_service("exec", command, timeout=self._timeout(timeout))
 
     def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
-        """Raw stdout of ``command`` (binary-safe; ``exec:`` has no pty)."""
-        return b"".join(self.stream(command, timeout=timeout))
+        """Raw stdout of ``command`` (binary-safe; ``exec:`` has no pty), at most
+        :data:`MAX_OUTPUT` bytes (more is :class:`~baremobile.errors.CommandFailed`)."""
+        return b"".join(capped(self.stream(command, timeout=timeout), command))
 
     @abstractmethod
     def push(
@@ -300,6 +307,26 @@ class Transport(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def capped(chunks: Iterable[bytes], command: str, limit: int | None = None) -> Iterator[bytes]:
+    """``chunks`` as they come, until more than ``limit`` (:data:`MAX_OUTPUT`) bytes came:
+    then :class:`~baremobile.errors.CommandFailed` (the stream is closed)."""
+    limit = MAX_OUTPUT if limit is None else limit
+    total = 0
+    it = iter(chunks)
+    try:
+        for chunk in it:
+            total += len(chunk)
+            if total > limit:
+                raise CommandFailed(f"`{command[:80]}` answered more than {limit >> 20} MiB; "
+                                    "refused", command=command,
+                                    hint="the device sent more than any answer needs")
+            yield chunk
+    finally:
+        close = getattr(it, "close", None)
+        if close is not None:
+            close()
 
 
 def check_path(verb: str, path: object) -> None:
@@ -347,7 +374,7 @@ def split_sentinel(output: bytes, marker: bytes, command: str = "") -> tuple[byt
         raise CommandFailed(
             f"`{command}` did not finish normally (no exit status came back)",
             command=command,
-            output=output.decode("utf-8", "replace"),
+            output=decode(output),
             hint="the command line may be malformed for the device's shell, "
             "or the shell was killed",
         )

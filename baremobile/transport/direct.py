@@ -45,6 +45,7 @@ from baremobile.errors import (
     DeviceUnauthorized,
     ProtocolError,
 )
+from baremobile.safetext import decode
 from baremobile.transport import cancel, progress
 from baremobile.transport.base import (
     DEFAULT_TIMEOUT,
@@ -99,7 +100,7 @@ def _map_error(exc: BaseException, what: str, timeout: float) -> BaremobileError
     if isinstance(exc, (adb_exc.AdbCommandFailureException, adb_exc.PushFailedError)):
         raw = exc.args[0] if exc.args else ""
         if isinstance(raw, (bytes, bytearray)):
-            raw = bytes(raw).decode("utf-8", "replace")
+            raw = decode(raw)
         msg = str(raw).removeprefix("Command failed: ")
         return CommandFailed(f"{what} failed on the device: {msg}", output=msg)
     if isinstance(exc, (ConnectionError, OSError, struct.error, ValueError)):

@@ -42,6 +42,7 @@ from baremobile.errors import (
     ProtocolError,
     ServiceRefused,
 )
+from baremobile.safetext import decode
 from baremobile.transport import cancel, progress
 from baremobile.transport.base import (
     DEFAULT_TIMEOUT,
@@ -217,7 +218,7 @@ class AdbServerClient:
     @staticmethod
     def _read_string(sock: socket.socket, deadline: _Deadline | None) -> str:
         length = int(_recv_exact(sock, 4, deadline), 16)
-        return _recv_exact(sock, length, deadline).decode("utf-8", "replace")
+        return decode(_recv_exact(sock, length, deadline))
 
     def query(self, service: str) -> str:
         """A ``host:*`` request answered with one string (``host:version``, ``host:devices-l``)."""
@@ -412,7 +413,7 @@ class ServerTransport(AbortsCalls, Transport):
             sock.sendall(wire)
             ident, length = struct.unpack("<4sI", _recv_exact(sock, 8, deadline))
             if ident == b"FAIL":
-                msg = _recv_exact(sock, length, deadline).decode("utf-8", "replace")
+                msg = decode(_recv_exact(sock, length, deadline))
                 raise CommandFailed(f"{what} failed on the device: {msg}", output=msg)
             if ident != b"OKAY":
                 raise ProtocolError(f"{what}: unexpected sync reply {ident!r}")
@@ -446,7 +447,7 @@ class ServerTransport(AbortsCalls, Transport):
                 elif ident == b"DONE":
                     break
                 elif ident == b"FAIL":
-                    msg = _recv_exact(sock, length, deadline).decode("utf-8", "replace")
+                    msg = decode(_recv_exact(sock, length, deadline))
                     raise CommandFailed(f"{what} failed on the device: {msg}", output=msg)
                 else:
                     raise ProtocolError(f"{what}: unexpected sync reply {ident!r}")

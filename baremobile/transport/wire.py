@@ -46,6 +46,7 @@ from adb_shell.adb_device import _AdbIOManager
 from adb_shell.transport.tcp_transport import TcpTransport
 
 from baremobile.errors import Cancelled, DeviceDisconnected, ProtocolError, ServiceRefused
+from baremobile.safetext import decode
 
 __all__ = [
     "ready",
@@ -152,7 +153,7 @@ class WireWatcher:
                 self._skip -= n
                 view = view[n:]
                 if not self._skip and self._capture is not None:
-                    self.banner = bytes(self._capture).rstrip(b"\0").decode("utf-8", "replace")
+                    self.banner = decode(bytes(self._capture).rstrip(b"\0"))
                     self._capture = None
                 continue
             need = HEADER.size - len(self._header)
@@ -361,7 +362,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
     def _note_open(self, data: bytes, header: tuple[int, int, int] | None) -> None:
         """Remember OPENs in flight, so a refusal (CLSE with local id 0) is recognised."""
         if self._open_id is not None:
-            service = bytes(data).rstrip(b"\0").decode("utf-8", "replace")
+            service = decode(bytes(data).rstrip(b"\0"))
             self.sniffer.opening[self._open_id] = service
             self._open_id = None
         elif header is not None and header[0] == _A_OPEN:
@@ -435,7 +436,7 @@ class AdbIO(_AdbIOManager):
         if command == adb_const.CNXN:
             self.device_version = arg0
             self.device_max_payload = arg1
-            self.device_banner = bytes(data).rstrip(b"\0").decode("utf-8", "replace")
+            self.device_banner = decode(bytes(data).rstrip(b"\0"))
         return command, arg0, arg1, data
 
     def _send(self, msg: Any, adb_info: Any) -> None:

@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any
 
 from baremobile.errors import CommandTimeout, WebError
+from baremobile.safetext import loads
 from baremobile.web.ws import WebSocket
 
 __all__ = ["Cdp", "CdpError", "MAX_EVENTS"]
@@ -52,13 +53,20 @@ class Cdp:
                 raise CommandTimeout(f"{method}: the page did not answer within {limit:g} s",
                                      hint="the page may be busy; take a new snapshot")
             try:
-                msg = json.loads(self.ws.recv_text(left))
-            except ValueError:
-                raise WebError(f"{method}: the page sent something that is not JSON") from None
+                msg = loads(self.ws.recv_text(left))
+            except ValueError as exc:
+                raise WebError(f"{method}: the page sent something that is not JSON "
+                               f"({exc})") from None
+            if not isinstance(msg, dict):
+                raise WebError(f"{method}: the page sent JSON that is not a message")
             if msg.get("id") == mid:
                 if "error" in msg:
-                    raise CdpError(method, msg["error"])
-                result: dict[str, Any] = msg.get("result", {})
+                    error = msg["error"]
+                    raise CdpError(method, error if isinstance(error, dict) else {})
+                result = msg.get("result", {})
+                if not isinstance(result, dict):
+                    raise WebError(f"{method}: the page answered something that is not a "
+                                   "result")
                 return result
             if "method" in msg:
                 self.events.append(msg)

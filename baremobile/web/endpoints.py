@@ -7,11 +7,11 @@ One request per stream. The request carries ``Host: localhost``: Chromium answer
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from baremobile.errors import WebError
+from baremobile.safetext import decode, loads
 from baremobile.web.stream import ByteStream
 
 __all__ = ["get_json", "MAX_BODY"]
@@ -49,10 +49,10 @@ def get_json(stream: ByteStream, path: str, *, timeout: float = 10.0,
                 raise WebError(f"GET {path}: the answer is over {max_body} bytes; refused")
         elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
             break
-    text = bytes(body).decode("utf-8", "replace")
+    text = decode(body)
     if status != 200:
         raise WebError(f"GET {path} answered {status}: {text.strip()[:200]}")
     try:
-        return json.loads(text)
-    except ValueError:
-        raise WebError(f"GET {path}: the answer is not JSON: {text[:120]!r}") from None
+        return loads(text)
+    except ValueError as exc:
+        raise WebError(f"GET {path}: the answer is not JSON ({exc}): {text[:120]!r}") from None

@@ -5,7 +5,8 @@ WebView's own subtree in the dump — Android's shallow node, or Chrome's access
 mirror — gives way to the page's), so one pass of the same pruner numbers every ref in
 document order, clips web elements to the WebView and the screen, and marks the ones
 under a window on top (the keyboard) covered — exactly as for native views. What could not
-be read becomes a note (a ``# web: …`` line at the end); the native snapshot is never lost.
+be read — or a page too large for the pruner's limits (nesting, elements, refs) — becomes a
+note (a ``# web: …`` line at the end); the native snapshot is never lost.
 The merged pass numbers refs with the Page's tracker (``baremobile.page.web``).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from baremobile.errors import DumpTooLarge
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.layout import attr
 from baremobile.snapshot.prune import PruneState
@@ -93,4 +95,9 @@ def with_web(transport: Any, snap: Snapshot, dump: bytes, *,
                        snap, views, timeout=timeout)
     if not reading.nodes:
         return None, reading.notes
-    return merge(dump, reading, tracker=tracker, **limits), []
+    try:
+        return merge(dump, reading, tracker=tracker, **limits), []
+    except DumpTooLarge as exc:  # the page, not the screen: the native snapshot stands
+        said = exc.message.removeprefix("the dump ").removesuffix("; refused")
+        return None, [f"web: the page is too large to show: with it, the screen {said}; "
+                      "only the native screen is shown"]

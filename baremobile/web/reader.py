@@ -20,7 +20,6 @@ its native content.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -28,7 +27,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.errors import BaremobileError, Cancelled, WebUnavailable
+from baremobile.errors import BaremobileError, Cancelled, WebError, WebUnavailable
+from baremobile.safetext import loads
 from baremobile.snapshot.layout import attr
 from baremobile.snapshot.refs import parse_bounds
 from baremobile.snapshot.result import Snapshot
@@ -154,16 +154,21 @@ def pick_webview_target(targets: list[dict[str, Any]], view: WebView) -> dict[st
     """The attached, visible WebView page whose on-screen rect best matches ``view``."""
     best, score = None, -1.0
     for t in targets:
+        described = t.get("description")
         try:
-            d = json.loads(t.get("description") or "{}")
+            d = loads(described) if isinstance(described, str) and described else {}
         except ValueError:
+            d = {}
+        if not isinstance(d, dict):
             d = {}
         if d and (not d.get("attached", True) or not d.get("visible", True) or d.get("empty")):
             continue
         rect = view.bounds
-        if "screenX" in d and "width" in d:
-            rect = (d["screenX"], d["screenY"], d["screenX"] + d["width"],
-                    d["screenY"] + d["height"])
+        place = [d.get(k) for k in ("screenX", "screenY", "width", "height")]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool)
+               and abs(v) < 1e9 for v in place):
+            x, y, w, h = place
+            rect = (x, y, x + w, y + h)
         s = _overlap(rect, view.bounds)
         if s > score:
             best, score = t, s
@@ -230,8 +235,10 @@ def visible_page(open_stream: Opener, sockets: list[DevToolsSocket], view: WebVi
     sock = sockets[0]
     service = f"localabstract:{sock.name}"
     with open_stream(service) as stream:
-        targets = [t for t in get_json(stream, "/json/list", timeout=timeout)
-                   if t.get("type") == "page"]
+        listed = get_json(stream, "/json/list", timeout=timeout)
+    if not isinstance(listed, list):
+        raise WebError(f"{sock.name} answered /json/list with something that is not a list")
+    targets = [t for t in listed if isinstance(t, dict) and t.get("type") == "page"]
     if not targets:
         raise WebUnavailable(f"{sock.name} lists no page")
     if sock.kind == "webview":
@@ -246,7 +253,7 @@ def visible_page(open_stream: Opener, sockets: list[DevToolsSocket], view: WebVi
             if sock.kind != "webview" and len(candidates) > 1:
                 state = cdp.call("Runtime.evaluate", {"expression": "document.visibilityState",
                                                       "returnByValue": True})
-                if state.get("result", {}).get("value") != "visible":
+                if _result_value(state) != "visible":
                     cdp.close()
                     continue
             try:
@@ -276,12 +283,19 @@ def evaluate(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
         r = cdp.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
                                           "awaitPromise": True, "userGesture": True})
     if "exceptionDetails" in r:
-        d = r["exceptionDetails"]
-        said = d.get("exception", {}).get("description") or d.get("text", "an exception")
+        d = r["exceptionDetails"] if isinstance(r["exceptionDetails"], dict) else {}
+        thrown = d.get("exception") if isinstance(d.get("exception"), dict) else {}
+        said = thrown.get("description") or d.get("text") or "an exception"
         raise WebError(f"the script threw: {str(said).splitlines()[0][:300]}",
                        hint="fix the expression; the page is unchanged unless it ran "
                             "before throwing")
-    return r.get("result", {}).get("value")
+    return _result_value(r)
+
+
+def _result_value(answer: dict[str, Any]) -> Any:
+    """``result.value`` of a ``Runtime.evaluate`` answer (None when it has none)."""
+    result = answer.get("result")
+    return result.get("value") if isinstance(result, dict) else None
 
 
 #: Does the page's focused element take typed text? Followed into same-origin frames; a
@@ -346,7 +360,7 @@ class WebField:
             while True:
                 r = cdp.call("Runtime.evaluate", {"expression": _EDITABLE_FOCUS,
                                                   "returnByValue": True})
-                if r.get("result", {}).get("value") is True:
+                if _result_value(r) is True:
                     break
                 if time.monotonic() >= deadline:
                     raise WebUnavailable("no text field of the page has focus after the tap")

@@ -26,11 +26,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from baremobile.errors import WebError
 from baremobile.web.capture import PageCapture
 
-__all__ = ["WebNode", "Geometry", "build_nodes", "feed", "ACTIONABLE_ROLES", "CLASS_FOR_ROLE"]
+__all__ = ["WebNode", "Geometry", "build_nodes", "feed", "ACTIONABLE_ROLES", "CLASS_FOR_ROLE",
+           "MAX_NODES"]
 
 Bounds = tuple[int, int, int, int]
+
+#: the most accessibility nodes of one page that are read (the pruner's own element limit
+#: is 50,000 for the whole screen; this bounds the work before it)
+MAX_NODES = 200_000
 
 _W = "android.widget."
 #: accessibility role → the class the node carries (its snapshot role follows from it)
@@ -217,8 +223,15 @@ def build_nodes(cap: PageCapture, region: Bounds, package: str) -> list[WebNode]
     # whether it is inside a label)
     stack: list[tuple[dict[str, Any], dict[str, dict[str, Any]], WebNode, bool]] = [
         (main[c], main, out, False) for c in reversed(root.get("childIds", [])) if c in main]
+    seen: set[int] = set()  # a hostile DevTools server may send childIds in a circle
     while stack:
         ax, table, parent, in_label = stack.pop()
+        if id(ax) in seen:
+            continue
+        seen.add(id(ax))
+        if len(seen) > MAX_NODES:
+            raise WebError(f"the page has more than {MAX_NODES} accessibility nodes; "
+                           "too large to show")
         role = _value(ax, "role")
         if role in _SKIP or (in_label and role == "StaticText"):
             continue

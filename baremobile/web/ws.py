@@ -13,9 +13,13 @@ import time
 from typing import Any
 
 from baremobile.errors import DeviceDisconnected, WebError
+from baremobile.safetext import decode
 from baremobile.web.stream import ByteStream
 
-__all__ = ["WebSocket"]
+__all__ = ["MAX_MESSAGE", "WebSocket"]
+
+#: the largest message read from a page's WebSocket (bytes)
+MAX_MESSAGE = 128 * 1024 * 1024
 
 
 class WebSocket:
@@ -26,7 +30,8 @@ class WebSocket:
         from websockets.uri import parse_uri
 
         self.stream = stream
-        self._proto: Any = ClientProtocol(parse_uri(f"ws://localhost{path}"), max_size=None)
+        self._proto: Any = ClientProtocol(parse_uri(f"ws://localhost{path}"),
+                                           max_size=MAX_MESSAGE)
         self._frames: list[Any] = []
         self._parts: list[bytes] = []
         self._proto.send_request(self._proto.connect())
@@ -56,6 +61,10 @@ class WebSocket:
         else:
             self._proto.receive_eof()
         self._flush()  # pongs, the closing handshake
+        broken = self._proto.parser_exc
+        if broken is not None and not isinstance(broken, EOFError):
+            raise WebError(f"the page's WebSocket sent what it may not: "
+                           f"{type(broken).__name__}: {str(broken)[:120]}")
         for event in self._proto.events_received():
             if hasattr(event, "opcode"):
                 self._frames.append(event)
@@ -80,7 +89,7 @@ class WebSocket:
                     if f.fin:
                         data = b"".join(self._parts)
                         self._parts = []
-                        return data.decode("utf-8", "replace")
+                        return decode(data)
                 elif f.opcode is Opcode.CLOSE:
                     raise DeviceDisconnected("the page closed its WebSocket",
                                              hint="the page may have closed; snapshot again")
