@@ -356,3 +356,21 @@ def test_one_session_type():
                 if "Session" in bases:
                     subclasses.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not subclasses, "Session subclasses:\n" + "\n".join(subclasses)
+
+
+def test_one_bridge_between_blocking_calls_and_their_waiters():
+    """Every door runs device work through :mod:`baremobile.calls` (a call's own cancel
+    token: dropped if not started, its I/O aborted if running, awaitable, cancellable from
+    anywhere) — no door keeps a thread pool or an event-loop bridge of its own."""
+    own = {"ThreadPoolExecutor", "to_thread", "wrap_future", "run_in_executor"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "baremobile/calls.py" or rel.startswith("baremobile/virtual/"):
+            continue  # the bridge itself; the virtual phone is a peer, not a door
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.attr if isinstance(node, ast.Attribute) else \
+                node.id if isinstance(node, ast.Name) else None
+            if name in own:
+                found.append(f"{rel}:{node.lineno} {name}")
+    assert not found, "a bridge of its own:\n" + "\n".join(found)

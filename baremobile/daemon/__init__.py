@@ -11,7 +11,6 @@ snapshot (so refs survive between commands) and a pool of devices handed out to 
 * :mod:`~baremobile.daemon.hub` — the state behind the methods: pool, pages, sessions;
 * :mod:`~baremobile.daemon.pool`, :mod:`~baremobile.daemon.sessions` — devices and who holds
   them; a session as ``baremobile.tools.call`` sees it;
-* :mod:`~baremobile.daemon.cancel` — stopping a request's device work;
 * :mod:`~baremobile.daemon.paths` — the socket and the files beside it;
 * :mod:`~baremobile.daemon.service` — the daemon process (options, logging);
 * :mod:`~baremobile.daemon.mcp_proxy` — ``baremobile mcp --daemon``.

@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from baremobile.daemon.cancel import Work
 from baremobile.daemon.errors import DaemonError, SessionNotFound, SessionNotOpen
 from baremobile.daemon.pool import Pool
 from baremobile.daemon.sessions import (
@@ -352,7 +351,7 @@ class Hub:
         return floor
 
     def call_tool(self, session: str, name: Any, arguments: Any, policy: Policy,
-                  work: Work | None = None, *, create: bool = True) -> dict[str, Any]:
+                  *, create: bool = True) -> dict[str, Any]:
         """Run one tool in ``session`` (created on first use, unless ``create`` is false:
         then ``SESSION_NOT_FOUND``) and answer with its result (``{"ok": …}``, never raising
         for the tool's failure)."""
@@ -364,7 +363,7 @@ class Hub:
                             observe=policy.observe, settle=policy.settle,
                             max_chars=policy.max_chars, files_dir=policy.files_dir)
 
-            result = work.run(run) if work is not None else run()
+            result = run()  # under the request's cancel token (baremobile.calls.Call)
         if pages.used is not None:
             if result.get("ok"):
                 self.pool.mark_ok(pages.used, result.get("device"))

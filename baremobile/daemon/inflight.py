@@ -7,7 +7,7 @@ cannot delay another client's timeout.
 A :class:`Pending` is one request that runs in a worker thread (it may touch a device): the
 first of its result, its timeout (:class:`Deadlines`) or its cancellation (the client's
 ``daemon/cancel``, its hang-up, the daemon stopping) is sent; the others are dropped. Its
-device work is stopped through its :class:`~baremobile.daemon.cancel.Work`.
+device work is stopped through its :class:`~baremobile.calls.Call`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from baremobile.calls import Call
 from baremobile.daemon import protocol as proto
-from baremobile.daemon.cancel import Work
 from baremobile.errors import DOORS, BaremobileError, vocabulary
 from baremobile.tools.dispatch import error_data
 
@@ -36,7 +36,8 @@ log = logging.getLogger("baremobile.daemon")
 class Pending:
     """One request: answered exactly once, however many parties try."""
 
-    def __init__(self, conn: Connection, req: proto.Request, work: Work | None) -> None:
+    def __init__(self, conn: Connection, req: proto.Request, work: Call[Any] | None = None
+                 ) -> None:
         self.conn = conn
         self.req = req
         self.work = work

@@ -29,9 +29,9 @@ import logging
 import os
 from typing import Any
 
-import anyio
 from mcp.server.lowlevel import Server
 
+from baremobile.calls import start
 from baremobile.daemon.client import Client, RemoteError
 from baremobile.tools.mcp_server import (
     INSTRUCTIONS,
@@ -46,6 +46,7 @@ from baremobile.tools.mcp_server import (
 )
 from baremobile.tools.mcp_stdin import REFUSED
 from baremobile.tools.spec import get
+from baremobile.transport import cancel
 
 __all__ = ["build_proxy", "run"]
 
@@ -104,14 +105,15 @@ def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> S
         client = Client()
 
         def work() -> dict[str, Any]:
-            with client:
+            # cancelling the call hangs up on the daemon, which stops the device work
+            token = cancel.current()
+            assert token is not None  # a Call runs under a token of its own
+            with client, token.abortable(lambda reason: client.abort(),
+                                         f"{params.name} through the daemon"):
                 return forward(params.name, params.arguments, client)
 
-        try:
-            result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class():
-            client.abort()  # the daemon sees the hang-up and stops the device work
-            raise
+        result = await start(work, f"{params.name} (MCP)", name="baremobile-mcp-call").wait(
+            "the client cancelled the request")
         return mcp_result(result)
 
     return Server("baremobile", version=__version__, title="baremobile — Android for agents",

@@ -6,7 +6,7 @@ thread of its own, watched by one deadline thread. A reader never waits for a de
 stuck phone holds up only the requests on that phone: every other request — on other
 devices, or the daemon's own methods — is answered as usual. A request that runs out of
 time (``timeoutMs``, raised to the tool's floor) is answered ``TIMEOUT`` at once and its
-device work is cancelled (:mod:`baremobile.daemon.cancel`); its late result is logged and
+device work is cancelled (its :class:`baremobile.calls.Call`); its late result is logged and
 dropped. A client that hangs up (fully: the OS reports the hang-up) has its requests
 cancelled the same way; one that only shuts its sending side still gets its answers.
 
@@ -35,9 +35,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from baremobile.calls import Call
 from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
-from baremobile.daemon.cancel import Work
 from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub
 from baremobile.daemon.inflight import Deadlines, Pending, failure_for
@@ -471,9 +471,10 @@ class DaemonServer:
                 answer = failure_for(req.id, exc, req.params)
             conn.send(answer, wait=True)
             return
-        work = Work(f"{req.method} {req.id!r}")
-        pending = self._register(conn, req, work)
-        if pending is None:
+        pending = Pending(conn, req)
+        pending.work = Call(lambda: method.handler(self, req.params, pending),
+                            f"{req.method} {req.id!r}")
+        if not self._register(pending):
             return
         try:
             floor = method.floor(self, req.params) if method.floor is not None else 0
@@ -486,9 +487,8 @@ class DaemonServer:
         threading.Thread(target=self._work, args=(pending, method),
                          name=f"baremobile-daemon-{req.method}", daemon=True).start()
 
-    def _register(self, conn: Connection, req: proto.Request,
-                  work: Work | None) -> Pending | None:
-        pending = Pending(conn, req, work)
+    def _register(self, pending: Pending) -> bool:
+        conn, req = pending.conn, pending.req
         with self._mutex:
             if len(self._pending) >= MAX_IN_FLIGHT:
                 busy = True
@@ -498,22 +498,22 @@ class DaemonServer:
         if busy:
             conn.send(proto.failure(req.id, "DAEMON_BUSY", f"{MAX_IN_FLIGHT} requests are "
                                     "already running", "retry in a moment", "BUSY"), wait=True)
-            return None
+            return False
         with conn.lock:
             conn.pending.add(pending)
-        return pending
+        return True
 
     def _work(self, pending: Pending, method: Method) -> None:
         req = pending.req
-        assert pending.work is not None
+        call = pending.work
+        assert call is not None
         try:
-            result = pending.work.run(lambda: method.handler(self, req.params, pending))
-            message = proto.success(req.id, result)
+            message = proto.success(req.id, call())  # under the request's cancel token
         except Exception as exc:
             message = failure_for(req.id, exc, req.params)
         if not pending.answer(message):
             log.warning("%s %r completed after its request was already answered (%s); "
-                        "result dropped", req.method, req.id, pending.work.cancelled)
+                        "result dropped", req.method, req.id, call.cancelled)
 
 
 # ---------------------------------------------------------------------------------------

@@ -19,20 +19,16 @@ schemas every other front door shows) and runs each call through
 
 from __future__ import annotations
 
-import asyncio
-import threading
-import weakref
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from baremobile.calls import Worker
 from baremobile.errors import InvalidArgument
 from baremobile.safetext import clean, loads
 from baremobile.tools.dispatch import call, error_data, session_for, to_text, tool_verbs
 from baremobile.tools.schemas import check_prefix, schemas
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
-from baremobile.transport.cancel import CancelToken, cancel_scope
 
 __all__ = ["Bridge", "decode_arguments"]
 
@@ -103,8 +99,8 @@ class Bridge:
         self.device = isinstance(self.target, Session) if device is None else device
         self.options = {"observe": observe, "settle": settle, "max_chars": max_chars,
                         "files_dir": files_dir}
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        #: the calls, one at a time, in order (baremobile.calls: drop, abort, await)
+        self._worker = Worker("baremobile-tools")
 
     # -- the table, rendered ----------------------------------------------------------------
     def definitions(self) -> list[dict[str, Any]]:
@@ -131,33 +127,15 @@ class Bridge:
         return call(self.target, name, decoded, groups=self.groups, prefix=self.prefix,
                     **self.options)
 
-    def _worker(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="baremobile-tools")
-                weakref.finalize(self, self._pool.shutdown, wait=False)
-            return self._pool
-
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         """Run tool ``name`` (with its prefix) and return the result dict; never raises for
         the tool's failure (``{"ok": false, "error": ...}``)."""
-        return self._worker().submit(self._run, name, arguments).result()
+        return self._worker.submit(lambda: self._run(name, arguments), name).result()
 
     async def acall(self, name: str, arguments: Any) -> dict[str, Any]:
         """:meth:`call`, awaitable; see the module docstring for cancellation."""
-        token = CancelToken()
-
-        def work() -> dict[str, Any]:
-            with cancel_scope(token):
-                return self._run(name, arguments)
-
-        future = self._worker().submit(work)
-        try:
-            return await asyncio.wrap_future(future)
-        except asyncio.CancelledError:
-            if not future.cancel():  # it started: abort its device I/O at once
-                token.cancel("the framework cancelled the tool call")
-            raise
+        call = self._worker.submit(lambda: self._run(name, arguments), name)
+        return await call.wait("the framework cancelled the tool call")
 
     # -- results, rendered ------------------------------------------------------------------
     @staticmethod

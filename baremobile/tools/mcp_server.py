@@ -54,13 +54,13 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
     raise ImportError(f"the MCP server needs mcp>=2.3 ({_found}): "
                       "pip install 'baremobile[mcp]'") from _exc
 
+from baremobile.calls import start
 from baremobile.errors import InvalidArgument
 from baremobile.tools.dispatch import TEXT_PAYLOADS, answerable, call, redacted, to_text
 from baremobile.tools.mcp_stdin import REFUSED, ClientLines, claimed_stdin
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
-from baremobile.transport.cancel import CancelToken, cancel_scope
 
 __all__ = ["BearerAuth", "build_server", "device_resources", "mcp_result", "mcp_tools",
            "parse_http", "read_device_resource", "run"]
@@ -150,19 +150,14 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
             return mcp_result(refused_call(arguments))
         log.info("call %s %s", name,
                  _short(arguments if log_typed_text else redacted(name, arguments, prefix)))
-        token = CancelToken()
-
-        def work() -> dict[str, Any]:
-            with cancel_scope(token):
-                return call(session, name, arguments, groups=group_names, prefix=prefix)
-
+        # on a thread of its own (baremobile.calls): a cancelled request (or shutdown) cancels
+        # its token, which aborts the device I/O it is blocked in at once and frees the device
+        work = start(lambda: call(session, name, arguments, groups=group_names, prefix=prefix),
+                     f"{name} (MCP)", name="baremobile-mcp-call")
         try:
-            # abandon_on_cancel: a cancelled request (or shutdown) does not wait for the
-            # thread; cancelling its token aborts the device I/O it is blocked in (without
-            # waiting for anything), so the thread ends at once and frees the device
-            result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+            result = await work.wait("the client cancelled the request")
         except anyio.get_cancelled_exc_class():
-            if token.cancel("the client cancelled the request"):
+            if work.cancelled:
                 log.info("%s cancelled: aborted its device I/O", name)
             raise
         if not result["ok"]:
@@ -174,9 +169,10 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
                             ) -> types.ReadResourceResult:
-        return await anyio.to_thread.run_sync(
+        return await start(
             lambda: read_device_resource(session, str(params.uri), group_names, prefix),
-            abandon_on_cancel=True)
+            "a resource (MCP)", name="baremobile-mcp-resource").wait(
+            "the client cancelled the request")
 
     return Server(
         "baremobile",
