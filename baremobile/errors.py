@@ -49,6 +49,7 @@ __all__ = [
     "UnsupportedText",
     "InvalidScenario",
     "Unsupported",
+    "NotDebuggable",
     "Busy",
     "PageClosed",
     "AdbKeyError",
@@ -381,6 +382,15 @@ class Unsupported(BaremobileError):
                  ) -> None:
         self.device_output = device_output
         super().__init__(message, hint=hint)
+
+
+class NotDebuggable(Unsupported):
+    """``run-as`` refused the app: only a debuggable build (``android:debuggable``) lets
+    the shell into its private data (its SharedPreferences, databases)."""
+
+    code = "NOT_DEBUGGABLE"
+    default_hint = "install a debuggable build of the app (a debug variant), or use a " \
+                   "rooted device"
 
 
 class Busy(BaremobileError):

@@ -50,7 +50,8 @@ LAYERS: list[list[str]] = [
     ["baremobile.page.waits"],
     ["baremobile.page.actions"],
     ["baremobile.page.web", "baremobile.page.gestures", "baremobile.page.apps",
-     "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading"],
+     "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading",
+     "baremobile.page.prefs"],
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
     ["baremobile.page.selector", "baremobile.page.screenshot"],
     ["baremobile.device"],  # the verb families' commands over a Device

@@ -163,6 +163,63 @@ class AsyncPage:
         """Elements of the last snapshot (taken now if there is none) matching a selector."""
         return await self._run(lambda: self.page.find(selector, **fields_), 'find')
 
+    async def preferences(self, package: str, file: str) -> dict[str, dict[str, Any]]:
+        """The preferences in ``package``'s ``shared_prefs/FILE.xml``: ``{key: {"type",
+        "value"}}`` (types ``STRING``, ``INT``, ``LONG``, ``FLOAT``, ``BOOLEAN``,
+        ``STRING_SET``; values as the file holds them). A missing file is empty.
+        """
+        return await self._run(lambda: self.page.preferences(package, file), 'preferences')
+
+    async def set_preference(
+        self,
+        package: str,
+        file: str,
+        key: str,
+        value: Any,
+        type: str = 'STRING',
+        *,
+        stop_app: bool = True,
+    ) -> dict[str, dict[str, Any]]:
+        """Set ``key`` in ``package``'s ``shared_prefs/FILE.xml`` to ``value`` of ``type``
+        (``value`` None removes it); the file is created when missing. Returns the
+        preferences as written (read back from the device).
+        """
+        return await self._run(
+            lambda: self.page.set_preference(package, file, key, value, type, stop_app=stop_app),
+            'set_preference',
+        )
+
+    async def remove_preference(
+        self,
+        package: str,
+        file: str,
+        key: str,
+        *,
+        stop_app: bool = True,
+    ) -> dict[str, dict[str, Any]]:
+        """Remove ``key`` from ``package``'s ``shared_prefs/FILE.xml`` (absent: nothing
+        changes). Returns the preferences read back.
+        """
+        return await self._run(
+            lambda: self.page.remove_preference(package, file, key, stop_app=stop_app),
+            'remove_preference',
+        )
+
+    async def clear_preferences(
+        self,
+        package: str,
+        file: str,
+        *,
+        stop_app: bool = True,
+    ) -> dict[str, dict[str, Any]]:
+        """Remove every key of ``package``'s ``shared_prefs/FILE.xml`` (an empty map stays).
+        Returns the preferences read back (none).
+        """
+        return await self._run(
+            lambda: self.page.clear_preferences(package, file, stop_app=stop_app),
+            'clear_preferences',
+        )
+
     async def read(
         self,
         selector: Any,
