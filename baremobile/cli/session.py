@@ -388,6 +388,8 @@ def _run_daemon(args: argparse.Namespace) -> int:
         tool, arguments, files_dir = tool_request(args)
         params: dict[str, Any] = {"name": tool, "arguments": arguments, "session": session,
                                   "verbs": output.CLI_VERBS}
+        if session != "default":  # a named session must be open: a typo claims no device
+            params["createSession"] = False
         if files_dir is not None:
             params["filesDir"] = files_dir
         progress = _progress(args, arguments)

@@ -13,10 +13,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from baremobile.daemon import ide, resources
+from baremobile.daemon.errors import ToolFailed
 from baremobile.daemon.hub import tool_list
 from baremobile.daemon.inflight import Pending, progress_sender
+from baremobile.daemon.mcp_shapes import call_tool_result, list_tools_result, wants_mcp
 from baremobile.daemon.sessions import Policy
-from baremobile.errors import BaremobileError, InvalidArgument
+from baremobile.errors import InvalidArgument
 from baremobile.tools.dispatch import tool_verbs
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.progress import reporting
@@ -122,14 +125,21 @@ def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
 
 
 def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    """MCP's ``ListToolsResult`` (``format: "baremobile"``: our rows, ``group`` beside)."""
     policy = _policy(params)
-    return {"tools": tool_list(policy.groups, policy.prefix,
-                               allow_eval=server.hub.allow_eval)}
+    tools = tool_list(policy.groups, policy.prefix, allow_eval=server.hub.allow_eval)
+    return list_tools_result(tools) if wants_mcp(params) else {"tools": tools}
 
 
 def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending) -> Any:
-    """Run a tool in a session; a tool's failure is the response's error (reworded in the
-    client's vocabulary when it sent one: ``params.verbs``)."""
+    """Run a tool in a session. MCP's ``CallToolResult`` by default (a tool's failure is a
+    result with ``isError``); with ``format: "baremobile"`` the result dict itself, and a
+    tool's failure as the response's error (reworded in the client's vocabulary when it
+    sent one: ``params.verbs``). ``createSession: false``: the session must exist."""
+    mcp = wants_mcp(params)
+    create = params.get("createSession", True)
+    if not isinstance(create, bool):
+        raise InvalidArgument("params.createSession must be true or false")
     name = params.get("name")
     if not isinstance(name, str):
         raise InvalidArgument("tools/call needs params.name (a tool name)",
@@ -138,14 +148,16 @@ def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending
     session = _session_param(params)
     policy = _policy(params)
     with reporting(progress_sender(pending) if params.get("progress") is True else None):
-        result = server.hub.call_tool(session, name, arguments, policy)
+        result = server.hub.call_tool(session, name, arguments, policy, create=create)
+    if mcp:
+        return call_tool_result(result)
     if result.get("ok"):
         return result
     err = dict(result.get("error", {}))
     verbs = params.get("verbs")
     if isinstance(verbs, dict) and isinstance(err.get("hint"), str):
         err["hint"] = _reword(err["hint"], verbs, policy.prefix)
-    raise _ToolFailed(err, result.get("tool", name))
+    raise ToolFailed(err, result.get("tool", name))
 
 
 def _tools_call_floor(server: DaemonServer, params: dict[str, Any]) -> int:
@@ -165,6 +177,18 @@ def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: Connection) ->
     for p in hits:
         p.cancel("cancelled by the client")
     return {"cancelled": len(hits)}
+
+
+def _m_resources_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return resources.list_resources(server.hub)
+
+
+def _m_resource_templates(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return resources.list_templates()
+
+
+def _m_resources_read(server: DaemonServer, params: dict[str, Any], pending: Any) -> Any:
+    return resources.read_resource(server.hub, params.get("uri"))
 
 
 def _m_shutdown(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
@@ -188,6 +212,15 @@ METHODS: dict[str, Method] = {
     "tools/list": Method(_m_tools_list, doc="{groups?, prefix?}: the tool table"),
     "tools/call": Method(_m_tools_call, device=True, floor=_tools_call_floor,
                          doc="{name, arguments, session?, groups?, filesDir?, …}: run a tool"),
+    "resources/list": Method(_m_resources_list, doc="MCP ListResourcesResult: each device's "
+                                                    "snapshot, screenshot, info"),
+    "resources/list-templates": Method(_m_resource_templates,
+                                       doc="MCP ListResourceTemplatesResult"),
+    "resources/read": Method(_m_resources_read, device=True,
+                             floor=lambda server, params: 10_000,
+                             doc="{uri}: MCP ReadResourceResult, read from the device now"),
+    **{name: Method(handler, device=device, doc=doc)
+       for name, (handler, device, doc) in ide.HANDLERS.items()},
 }
 
 
@@ -200,13 +233,3 @@ def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
         if isinstance(mine, str) and phrase in hint:
             hint = hint.replace(phrase, mine)
     return hint
-
-
-class _ToolFailed(BaremobileError):
-    """A tool answered ``ok: false``: its error travels as the response's error."""
-
-    def __init__(self, err: dict[str, Any], tool: str) -> None:
-        super().__init__(err.get("message", ""), hint=err.get("hint", ""))
-        self.code = err.get("code", "INTERNAL_ERROR")
-        self.category = err.get("category", self.code)
-        self.tool = tool

@@ -45,8 +45,10 @@ class SessionState:
     calls: int = 0
     in_flight: int = 0
 
-    def touch(self) -> None:
-        self.last_used_ms = _now_ms()
+    def touch(self, clock: Any = None) -> None:
+        """Mark it used now (``clock()``: seconds since the epoch; the wall clock by
+        default) — an unused session expires a TTL after this."""
+        self.last_used_ms = int(clock() * 1000) if clock is not None else _now_ms()
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ class SessionView(Session):
         finally:
             self.state.in_flight -= 1
             self.state.calls += 1
-            self.state.touch()
+            self.state.touch(getattr(self.hub, "clock", None))
 
 
 def _no_connect(spec: str | None, **_: Any) -> Any:  # pragma: no cover - never called
