@@ -186,6 +186,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "released at exit)")
     s.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP instead of stdio (bound to 127.0.0.1 by default)")
+    s.add_argument("--json-response", action="store_true",
+                   help="with --http: answer every request with one JSON body, never an SSE "
+                        "stream (for clients that do not read SSE)")
     s.add_argument("--device", default=None, help="default device for every tool")
     s.add_argument("--token-env", default="BAREMOBILE_MCP_TOKEN",
                    help="env var holding the HTTP bearer token (generated when unset)")
