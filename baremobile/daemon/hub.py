@@ -150,12 +150,13 @@ class Hub:
         discover_fn: Callable[[], list[dict[str, str]]] | None = None,
         allow_eval: bool = False,
         session_ttl_s: float | None = None,
-        clock: Callable[[], float] = time.time,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         #: seconds an unused session lives (None: forever); ``daemon/sessionInfo``'s
         #: ``expiresAt``
         self.session_ttl = session_ttl(session_ttl_s)
-        self.clock = clock
+        #: seconds since the epoch (sessions' times and expiry; tests move it)
+        self.clock = wall_clock
         #: the defaults a new session starts with (``ide/setFeatureFlag`` changes them)
         self.defaults = Options()
         #: whether the ``eval`` tool may run JavaScript in pages (``--allow-eval``)
@@ -185,6 +186,7 @@ class Hub:
                 options = dataclasses.replace(self.defaults, device=None)
                 state = self.sessions[name] = SessionState(name, options=options)
                 state.touch(self.clock)
+                state.created_ms = state.last_used_ms
             return state
 
     def expire(self) -> list[str]:
