@@ -328,8 +328,9 @@ def test_version_rules_exactly_as_written(phone: VirtualPhone, daemon_socket: st
 
 def test_an_mcp_sdk_client_reads_resources_through_mcp_daemon(tmp_path: Path,
                                                               daemon_socket: str):
-    import anyio
     from contextlib import AsyncExitStack
+
+    import anyio
 
     from tests.daemon_helpers import ok
     from tests.test_daemon_mcp import proxy
