@@ -50,6 +50,7 @@ __all__ = [
     "InvalidScenario",
     "Unsupported",
     "NotDebuggable",
+    "MissingDependency",
     "Busy",
     "PageClosed",
     "AdbKeyError",
@@ -391,6 +392,14 @@ class NotDebuggable(Unsupported):
     code = "NOT_DEBUGGABLE"
     default_hint = "install a debuggable build of the app (a debug variant), or use a " \
                    "rooted device"
+
+
+class MissingDependency(BaremobileError):
+    """An optional package this needs is not installed (Pillow for drawing on and
+    re-encoding screenshots: the ``[vision]`` extra)."""
+
+    code = "MISSING_DEPENDENCY"
+    default_hint = "install the extra the message names"
 
 
 class Busy(BaremobileError):

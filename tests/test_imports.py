@@ -47,7 +47,7 @@ LAYERS: list[list[str]] = [
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
     ["baremobile.page.aio"],  # AsyncPage, generated from Page
     ["baremobile.page"],  # Page, assembled from its verb families
-    ["baremobile.page.waits"],
+    ["baremobile.page.waits", "baremobile.page.editing"],
     ["baremobile.page.actions"],
     ["baremobile.page.web", "baremobile.page.gestures", "baremobile.page.apps",
      "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading",

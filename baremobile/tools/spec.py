@@ -95,16 +95,20 @@ class ToolSpec:
 # shared parameters: plain names, the same in every adapter
 # ---------------------------------------------------------------------------------------
 
-#: The selector fields that pick elements (``index`` only chooses among the matches).
-_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
+#: The selector fields that pick elements (``index`` only chooses among the matches), and
+#: clawperator's camelCase spellings of three of them, accepted as aliases.
+_CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role", "class_name")
+_ALIASES = {"textContains": "text_contains", "descContains": "desc_contains",
+            "resourceId": "id"}
 
 SELECTOR: dict[str, Any] = {
     "type": "object",
     "description": (
         "Find an element by what it shows instead of by ref. Every given field must match; "
-        "give at least one of text, text_contains, desc, desc_contains, id, role (index only "
-        "picks among several matches). text/desc are exact, *_contains are case-insensitive "
-        "substrings."
+        "give at least one of text, text_contains, desc, desc_contains, id, role, class_name "
+        "(index only picks among several matches). text/desc are exact, *_contains are "
+        "case-insensitive substrings. textContains, descContains and resourceId are accepted "
+        "for text_contains, desc_contains and id."
     ),
     "properties": {
         "text": {"type": "string", "description": "exact visible text"},
@@ -113,11 +117,16 @@ SELECTOR: dict[str, Any] = {
         "desc_contains": {"type": "string", "description": "part of the content description"},
         "id": {"type": "string", "description": "resource id, e.g. 'search_src_text'"},
         "role": {"type": "string", "description": "snapshot role, e.g. Button, TextInput"},
+        "class_name": {"type": "string",
+                       "description": "Android class, full or short, e.g. "
+                                      "android.widget.EditText or EditText"},
+        **{alias: {"type": "string", "description": f"the same as {name}"}
+           for alias, name in _ALIASES.items()},
         "index": {"type": "integer", "minimum": 0,
                   "description": "which match when several do (0 = first)"},
     },
     "additionalProperties": False,
-    "anyOf": [{"required": [c]} for c in _CRITERIA],
+    "anyOf": [{"required": [c]} for c in (*_CRITERIA, *_ALIASES)],
 }
 
 PARAMS: dict[str, dict[str, Any]] = {

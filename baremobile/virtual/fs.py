@@ -317,3 +317,12 @@ class FileSystem:
         """Every path in the tree (for debugging and tests)."""
         with self._lock:
             return sorted(self._entries)
+
+
+def tree_bytes(fs: FileSystem, root: str) -> int:
+    """Bytes of the regular files under ``root`` (what ``df`` counts as used there)."""
+    p = fs.normalize(root)
+    prefix = p.rstrip("/") + "/"
+    with fs._lock:
+        return sum(len(e.data) for name, e in fs._entries.items()
+                   if name.startswith(prefix) and not e.is_dir)
