@@ -96,7 +96,8 @@ def read_resource(hub: Any, uri: Any) -> dict[str, Any]:
     tool, mime, _, _ = KINDS[kind]
     by_serial = {p.serial: spec for spec, p in hub.pages.pages().items()}
     spec = by_serial.get(serial) or device_key(serial)
-    result = call(hub.pages, tool, {"device": spec}, groups=("all",))
+    args = {"device": spec, **({"format": "png"} if kind == "screenshot" else {})}
+    result = call(hub.pages, tool, args, groups=("all",))
     if not result.get("ok"):
         raise ToolFailed(result.get("error", {}), tool)
     if kind == "snapshot":

@@ -208,7 +208,8 @@ def read_device_resource(session: Session, uri: str, groups: Any, prefix: str
     if serial not in {p.serial for p in session.pages().values()}:
         raise MCPError(types.INVALID_PARAMS, f"{serial!r} is not a connected device "
                        "(list the resources again)")
-    result = call(session, prefix + what, {"device": serial}, groups=groups, prefix=prefix)
+    args = {"device": serial, **({"format": "png"} if what == "screenshot" else {})}
+    result = call(session, prefix + what, args, groups=groups, prefix=prefix)
     if not result["ok"]:
         err = result["error"]
         raise MCPError(types.INTERNAL_ERROR, f"{err['code']}: {err['message']}",
