@@ -49,12 +49,11 @@ IMAGE_PARAMS: dict[str, Any] = {
 def _encoded(png: bytes, a: dict[str, Any]) -> tuple[Image, str | None]:
     """``png`` as the call asks, else the default; without Pillow, a call that asked for
     nothing gets the PNG itself with a note (one that asked for more: MISSING_DEPENDENCY)."""
-    asked = any(k in a for k in ("format", "quality", "max_side"))
-    if not asked and not have_pillow():
+    fmt = a.get("format", DEFAULT_FORMAT)
+    if "max_side" not in a and (fmt == "png" or "format" not in a) and not have_pillow():
         note = ("PNG at full size: JPEG, WebP and scaling need Pillow on the computer "
                 "(pip install 'baremobile[vision]')")
         return encode_png(png), note
-    fmt = a.get("format", DEFAULT_FORMAT)
     quality = a.get("quality", DEFAULT_QUALITY if fmt != "png" else None)
     side = a.get("max_side", DEFAULT_MAX_SIDE)
     return encode_png(png, fmt, quality=quality, max_side=side), None
