@@ -51,6 +51,8 @@ SCHEMA_COMMANDS = (
     "get_clipboard", "set_clipboard", "uninstall_app", "delete_file", "append_file",
     "execute",
     "eval",  # runs only where the daemon allows it (--allow-eval)
+    # issue 22
+    "wait", "insert_text", "replace_text", "replace_in_file", "storage_locations",
 )
 #: tools whose dashed name a hand-made command already has: reached with ``call``
 CALL_ONLY = ("wait_for",)
@@ -169,7 +171,13 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     verb("back", "press Back")
     verb("home", "press Home")
     s = verb("screenshot", "a PNG of the screen (saved to .baremobile/screenshot-N.png)")
-    s.add_argument("-o", "--output", default=None, help="save it here instead")
+    s.add_argument("-o", "--output", default=None, help="save it here instead (.jpg / .webp: "
+                   "that format)")
+    s.add_argument("--format", choices=["png", "jpeg", "webp"], default=None,
+                   help="image format (default png, or -o's extension)")
+    s.add_argument("--quality", type=int, default=None, help="JPEG/WebP quality 1-100")
+    s.add_argument("--max-side", type=int, default=None,
+                   help="scale down so the longest side is at most this (default: full size)")
     s = verb("find", "find elements: find TEXT (part of the text) or selector flags")
     s.add_argument("contains", nargs="?", metavar="TEXT")
     _selector_flags(s)
@@ -274,6 +282,15 @@ def tool_request(args: argparse.Namespace) -> tuple[str, dict[str, Any], str | N
         a["package"] = args.package
     elif verb == "open-url":
         a["uri"] = args.uri
+    elif verb == "screenshot":
+        out = (getattr(args, "output", None) or "").lower()
+        by_name = next((f for ext, f in ((".jpg", "jpeg"), (".jpeg", "jpeg"),
+                                         (".webp", "webp"), (".png", "png"))
+                        if out.endswith(ext)), None)
+        a["format"] = getattr(args, "format", None) or by_name or "png"
+        a["max_side"] = getattr(args, "max_side", None) or 10_000  # the CLI: full size
+        if getattr(args, "quality", None) is not None:
+            a["quality"] = args.quality
     elif verb == "find":
         _target(args, a, ref=None)
         if args.contains:
