@@ -3,9 +3,9 @@
 Only the subset of JSON Schema the tool table uses is understood: ``type`` (one name or a
 list), ``properties``, ``required``, ``additionalProperties: false``, ``enum``,
 ``minimum``/``maximum``, ``minLength``/``maxLength``, ``pattern``, ``minProperties``,
-``anyOf`` and ``items``. Types are JSON's, strictly: an object is a mapping with string
-keys, an array a list or tuple; any other Python object (bytes, a set, ``object()``)
-matches no type.
+``minItems``/``maxItems``, ``anyOf`` and ``items``. Types are JSON's, strictly: an object
+is a mapping with string keys, an array a list or tuple; any other Python object (bytes, a
+set, ``object()``) matches no type.
 Every failure is an :class:`~baremobile.errors.InvalidArgument` whose message names the
 parameter (``selector.text``, ``x``) and says what was expected, so an LLM can fix its call.
 
@@ -107,6 +107,14 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
         value = _check_object(value, schema, where)
     if "anyOf" in schema:
         _check_any_of(value, schema, where)
+    if isinstance(value, (list, tuple)):
+        lo, hi = schema.get("minItems"), schema.get("maxItems")
+        if lo is not None and len(value) < lo:
+            raise InvalidArgument(f"{where} needs at least {lo} item{'s' if lo > 1 else ''}",
+                                  hint=_hint(where, schema))
+        if hi is not None and len(value) > hi:
+            raise InvalidArgument(f"{where} has too many items ({len(value)}, at most {hi})",
+                                  hint=_hint(where, schema))
     if isinstance(value, (list, tuple)) and "items" in schema:
         value = [_check(v, schema["items"], f"{where}[{i}]") for i, v in enumerate(value)]
     return value
