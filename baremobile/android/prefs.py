@@ -178,8 +178,8 @@ def _escape(text: str, attr: bool = False) -> str:
             out.append("&gt;")
         elif ch == '"' and attr:
             out.append("&quot;")
-        elif ord(ch) < 0x20 and ch not in "\n\t" or ch == "\r":
-            out.append(f"&#{ord(ch)};")
+        elif ord(ch) < 0x20 and (attr or ch not in "\n\t"):
+            out.append(f"&#{ord(ch)};")  # an attribute's newline would read back as a space
         else:
             out.append(ch)
     return "".join(out)

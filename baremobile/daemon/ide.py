@@ -103,7 +103,7 @@ def _seconds(config: Any, key: str, limit: float) -> float | None:
 
 def _m_set_flag(server: Any, params: dict[str, Any], conn: Any) -> Any:
     key, enabled, config = params.get("key"), params.get("enabled"), params.get("config")
-    if key not in FLAGS:
+    if not isinstance(key, str) or key not in FLAGS:
         raise InvalidArgument(f"there is no feature flag {key!r}",
                               hint="flags: " + ", ".join(FLAGS))
     if not isinstance(enabled, bool):
