@@ -23,6 +23,7 @@ import pytest
 from baremobile.daemon.client import Client
 from baremobile.daemon.errors import VersionMismatch
 from baremobile.virtual import VirtualPhone
+from tests.conftest import stop_daemon
 from tests.daemon_helpers import running_daemon
 
 mcp_types = pytest.importorskip("mcp.types", reason="the MCP SDK's types referee the shapes")
@@ -313,7 +314,7 @@ def test_version_rules_exactly_as_written(phone: VirtualPhone, daemon_socket: st
         with pytest.raises(VersionMismatch):  # the new daemon is this checkout (a .dev)
             Client(daemon_socket, version="1.3.0", cooldown=0).connect()
         assert old.stopping.is_set() and "daemon/shutdown" in old.stop_reason
-        Client(daemon_socket, handshake=False, autostart=False).request("daemon/shutdown")
+    stop_daemon(daemon_socket)  # the daemon the client started (this checkout's version)
     # missing version metadata: stale, restarted when restarts are allowed
     with running_daemon(daemon_socket, version="1.2.0") as old:
         _meta(daemon_socket, pid=os.getpid(), startedAt=0)
@@ -323,7 +324,7 @@ def test_version_rules_exactly_as_written(phone: VirtualPhone, daemon_socket: st
         with pytest.raises(VersionMismatch):
             Client(daemon_socket, version="1.3.0", cooldown=0).connect()
         assert old.stopping.is_set()
-        Client(daemon_socket, handshake=False, autostart=False).request("daemon/shutdown")
+    stop_daemon(daemon_socket)
 
 
 def test_an_mcp_sdk_client_reads_resources_through_mcp_daemon(tmp_path: Path,
