@@ -29,6 +29,7 @@ from baremobile.page.actions import ActionVerbs
 from baremobile.page.base import verb
 from baremobile.page.selector import Target
 from baremobile.snapshot import RefNode
+from baremobile.transport.base import check_text
 
 __all__ = ["EditVerbs"]
 
@@ -76,6 +77,8 @@ class EditVerbs(ActionVerbs):
             raise InvalidArgument("start and end go together: the range to replace")
         if search is not None and (not isinstance(search, str) or not search):
             raise InvalidArgument("search must be a non-empty string")
+        if search is not None:
+            check_text("search", search)
         plan = typing_plan(text) if text else []  # untypable text is refused first
         field = self._focus_field(target)
         value = _value(field)

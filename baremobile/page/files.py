@@ -17,6 +17,7 @@ from baremobile.device.files import FilePart
 from baremobile.errors import InvalidArgument, RefNotFound
 from baremobile.localfiles import bytes_of
 from baremobile.page.base import PageBase, verb
+from baremobile.transport.base import check_text
 
 __all__ = ["FileVerbs"]
 
@@ -86,6 +87,8 @@ class FileVerbs(PageBase):
             raise InvalidArgument("old must be a non-empty string: the text to replace")
         if not isinstance(new, str):
             raise InvalidArgument("new must be a string")
+        check_text("old", old)
+        check_text("new", new)  # both can be written as UTF-8, before anything is read
         data = self.transport.pull(path)
         try:
             text = data.decode("utf-8")
