@@ -49,6 +49,10 @@ IDLE_S = 30.0
 LET_GO_S = 5.0
 
 
+def _ran() -> Any:  # pragma: no cover - a call runs once
+    raise RuntimeError("this call has run already")
+
+
 class Call(Generic[T]):
     """One blocking call, to be run once on some thread, cancellable from any other."""
 
@@ -66,9 +70,10 @@ class Call(Generic[T]):
         Its outcome — value or exception — goes to :attr:`future`, never raised here."""
         if not self.future.set_running_or_notify_cancel():
             return  # cancelled while queued: nothing is sent
+        fn, self.fn = self.fn, _ran  # what it holds (its caller's objects) is let go
         try:
             with cancel_scope(self.token):
-                result = self.fn()
+                result = fn()
         except BaseException as exc:  # noqa: BLE001 - handed to whoever waits
             self.future.set_exception(exc)
         else:
@@ -154,6 +159,7 @@ class Worker:
             try:
                 call.run()
             finally:
+                call = None  # not kept alive while the thread waits for the next one
                 with self._lock:
                     self._pending -= 1
 

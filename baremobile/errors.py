@@ -53,6 +53,8 @@ __all__ = [
     "UnsupportedText",
     "InvalidScenario",
     "Unsupported",
+    "NotDebuggable",
+    "MissingDependency",
     "Busy",
     "PageClosed",
     "AdbKeyError",
@@ -434,6 +436,23 @@ class Unsupported(BaremobileError):
                  ) -> None:
         self.device_output = device_output
         super().__init__(message, hint=hint)
+
+
+class NotDebuggable(Unsupported):
+    """``run-as`` refused the app: only a debuggable build (``android:debuggable``) lets
+    the shell into its private data (its SharedPreferences, databases)."""
+
+    code = "NOT_DEBUGGABLE"
+    default_hint = "install a debuggable build of the app (a debug variant), or use a " \
+                   "rooted device"
+
+
+class MissingDependency(BaremobileError):
+    """An optional package this needs is not installed (Pillow for drawing on and
+    re-encoding screenshots: the ``[vision]`` extra)."""
+
+    code = "MISSING_DEPENDENCY"
+    default_hint = "install the extra the message names"
 
 
 class Busy(BaremobileError):

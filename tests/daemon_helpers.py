@@ -44,9 +44,14 @@ def ok(*args: str, **kw: Any) -> str:
 
 
 class RawClient:
-    """A bare NDJSON client: what a test (or netcat) sends is exactly what goes out."""
+    """A bare NDJSON client: what a test (or netcat) sends is exactly what goes out — but
+    for ``tools/*``, which get ``"format": "baremobile"`` unless the test names a format:
+    these tests read our own result shape, as ``baremobile.daemon.client.Client`` asks for
+    it (the MCP shapes, the default, are ``test_daemon_automobile.py``'s)."""
 
-    def __init__(self, path: str, timeout: float = 60) -> None:
+    def __init__(self, path: str, timeout: float = 60, *, shape: str | None = "baremobile"
+                 ) -> None:
+        self.shape = shape
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(timeout)
         self.sock.connect(path)
@@ -56,6 +61,10 @@ class RawClient:
         self.sock.sendall(data)
 
     def send(self, message: dict[str, Any]) -> None:
+        params = message.get("params")
+        if self.shape and message.get("method") in ("tools/call", "tools/list") and \
+                isinstance(params, dict) and "format" not in params:
+            message = {**message, "params": {**params, "format": self.shape}}
         self.send_raw(json.dumps(message).encode() + b"\n")
 
     def read(self) -> dict[str, Any]:

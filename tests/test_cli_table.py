@@ -163,7 +163,8 @@ def test_snapshot_diff_through_the_cli(capsys, tmp_path, monkeypatch):
 
 
 def test_selector_flags_are_the_selectors_fields():
+    from baremobile.page.selector import ALIASES
     from baremobile.tools.spec import SELECTOR
 
-    assert set(SELECTOR_FIELDS) == set(SELECTOR["properties"])
+    assert set(SELECTOR_FIELDS) == set(SELECTOR["properties"]) - set(ALIASES)
     assert not set(DAEMON_COMMANDS) - {"open", "close", "session", "devices", "tools", "call"}

@@ -93,7 +93,8 @@ VALID = {"text": "x", "direction": "down", "package": "com.android.settings",
          "tag": "ActivityManager", "cell": "A1", "x1": 1, "y1": 1, "x2": 2, "y2": 2,
          "key": "back", "selector": {"text": "x"}, "orientation": "portrait", "scale": 2,
          "paths": [[{"x": 1, "y": 1, "time": 0}, {"x": 2, "y": 2, "time": 9}]],
-         "steps": [{"tool": "back"}], "expression": "1 + 1"}  # eval's: gated, see below
+         "steps": [{"tool": "back"}], "expression": "1 + 1",  # eval's: gated, see below
+         "old_text": "line", "new_text": "row", "seconds": 0}
 STRING_ARGUMENTS = sorted(
     (t.name, name)
     for t in spec.TOOLS

@@ -47,10 +47,11 @@ LAYERS: list[list[str]] = [
     ["baremobile"],  # the public facade: connect, Page, Snapshot, errors, __version__
     ["baremobile.page.aio"],  # AsyncPage, generated from Page
     ["baremobile.page"],  # Page, assembled from its verb families
-    ["baremobile.page.waits"],
+    ["baremobile.page.waits", "baremobile.page.editing"],
     ["baremobile.page.actions"],
     ["baremobile.page.web", "baremobile.page.gestures", "baremobile.page.apps",
-     "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading"],
+     "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading",
+     "baremobile.page.prefs"],
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
     ["baremobile.trace"],  # traces: recording (page.tracing), viewing, replaying, graphs
     ["baremobile.page.selector", "baremobile.page.screenshot"],

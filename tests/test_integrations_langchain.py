@@ -96,9 +96,11 @@ def test_a_screenshot_is_an_image_block(page):
     (shot,) = [t for t in bm.tools(page) if t.name == "screenshot"]
     msg = shot.invoke({"type": "tool_call", "id": "c1", "name": "screenshot", "args": {}})
     text, image = msg.content
-    assert text["type"] == "text" and text["text"].startswith("screenshot (1080x2400 PNG)")
-    assert image["type"] == "image" and image["mime_type"] == "image/png"
+    # the tools' default: sized for a model (a JPEG, 1024 px on its longest side)
+    assert text["type"] == "text" and text["text"].startswith(
+        "screenshot (461x1024 JPEG of the 1080x2400 screen)")
+    assert image["type"] == "image" and image["mime_type"] == "image/jpeg"
     import base64
 
-    assert base64.b64decode(image["base64"]).startswith(b"\x89PNG\r\n\x1a\n")
-    assert msg.artifact["image"] == {"mime_type": "image/png", "width": 1080, "height": 2400}
+    assert base64.b64decode(image["base64"]).startswith(b"\xff\xd8\xff")
+    assert msg.artifact["image"] == {"mime_type": "image/jpeg", "width": 461, "height": 1024}

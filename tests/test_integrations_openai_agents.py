@@ -66,9 +66,9 @@ def test_a_screenshot_is_text_and_an_image(page):
     run(Agent(name="eyes", model=model, tools=[shot]), "look")
     (output,) = outputs(model.last_call.input)
     text, image = output
-    assert text["type"] == "input_text" and text["text"].startswith("screenshot (1080x2400")
+    assert text["type"] == "input_text" and text["text"].startswith("screenshot (461x1024 JPEG")
     assert image["type"] == "input_image"
-    assert image["image_url"].startswith("data:image/png;base64,iVBORw0KGgo")
+    assert image["image_url"].startswith("data:image/jpeg;base64,/9j/")  # sized for a model
 
 
 def test_arguments_that_are_not_json_are_an_error_the_model_reads(page):

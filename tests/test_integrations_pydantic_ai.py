@@ -80,6 +80,6 @@ def test_a_screenshot_is_binary_content(page):
 
     Agent(FunctionModel(model), tools=[shot]).run_sync("look")
     text, image = calls[0].content
-    assert text.startswith("screenshot (1080x2400 PNG)")
-    assert image.media_type == "image/png" and image.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert text.startswith("screenshot (461x1024 JPEG of the 1080x2400 screen)")
+    assert image.media_type == "image/jpeg" and image.data.startswith(b"\xff\xd8\xff")
     assert image.data == base64.b64decode(tools.call(page, "screenshot")["image"]["data"])

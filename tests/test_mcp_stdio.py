@@ -95,7 +95,14 @@ async def drive_device_flow(s: ClientSession, phone: Any) -> None:
     assert [e["text"] for e in phone.events.list("text", since=since)] == ["wifi"]
     assert '"wifi"' in text_of(ok(await s.call_tool("snapshot", {})))
 
-    r = ok(await s.call_tool("screenshot", {}))
+    r = ok(await s.call_tool("screenshot", {}))  # sized for a model: JPEG, 1024 px
+    images = [c for c in r.content if c.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == "image/jpeg"
+    assert base64.b64decode(images[0].data).startswith(b"\xff\xd8\xff")
+    assert r.structured_content["image"] == {"mime_type": "image/jpeg", "width": 461,
+                                             "height": 1024}
+    assert r.structured_content["screen"] == {"width": 1080, "height": 2400}
+    r = ok(await s.call_tool("screenshot", {"format": "png", "max_side": 4000}))
     images = [c for c in r.content if c.type == "image"]
     assert len(images) == 1 and images[0].mime_type == "image/png"
     png = base64.b64decode(images[0].data)
@@ -118,7 +125,7 @@ def test_stdio_no_device_start_then_a_device(phone, tmp_path):
         assert {"snapshot", "tap", "type", "press", "scroll", "swipe", "long_press", "launch",
                 "open_url", "back", "home", "screenshot", "find", "wait_for_text",
                 "wait_stable", "devices", "configure", "wait_for", "scroll_until",
-                "read"} == names
+                "read", "wait"} == names
         for t in listed:
             assert t.input_schema["type"] == "object" and t.description
             if t.name not in ("devices", "configure"):

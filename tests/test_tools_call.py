@@ -136,12 +136,19 @@ def test_launch_and_open_url(page):
 
 
 def test_screenshot(page):
+    # the tools' default: a JPEG scaled to 1024 px on its longest side (issue 22)
     r = ok(tools.call(page, "screenshot", {}))
-    png = tools.image_bytes(r)
-    assert png.startswith(b"\x89PNG") and r["image"]["width"] == 1080
+    jpeg = tools.image_bytes(r)
+    assert jpeg.startswith(b"\xff\xd8\xff") and r["image"]["mime_type"] == "image/jpeg"
+    assert (r["image"]["width"], r["image"]["height"]) == (461, 1024)
+    assert r["screen"] == {"width": 1080, "height": 2400}
+    assert r["scale"] == pytest.approx(2.34, 0.01)
     blocks = tools.to_anthropic(r)
     assert [b["type"] for b in blocks] == ["text", "image"]
-    assert base64.b64decode(blocks[1]["source"]["data"]) == png
+    assert base64.b64decode(blocks[1]["source"]["data"]) == jpeg
+    assert blocks[1]["source"]["media_type"] == "image/jpeg"
+    png = tools.image_bytes(ok(tools.call(page, "screenshot", {"format": "png"})))
+    assert png.startswith(b"\x89PNG")
 
 
 def test_find(page):
@@ -181,6 +188,8 @@ def test_every_core_tool_is_covered():
     assert core == {"snapshot", "tap", "type", "press", "scroll", "swipe", "long_press",
                     "launch", "open_url", "back", "home", "screenshot", "find",
                     "wait_for_text", "wait_stable", "devices",
+                    # issue 22: a fixed wait (tests/test_tools_seed.py)
+                    "wait",
                     # issue 12's selector tools: tests/test_tools_breadth.py
                     "wait_for", "scroll_until", "read"}
 
@@ -371,7 +380,16 @@ def test_session_drives_several_devices(phone, adb_key):
         assert ok(tools.call(s, "snapshot", {}))["device"] == other.address
         r = ok(tools.call(s, "devices", {}))
         assert set(r["connected"]) == {phone.address, other.address}
-        ok(tools.call(s, "configure", {"device": ""}, groups=["session"]))
+        # a blank device is refused (clawperator's rule), and null means "not given" (as for
+        # every parameter): either way the default stays
+        for blank in ("", "  "):
+            err(tools.call(s, "configure", {"device": blank}, groups=["session"]),
+                "INVALID_ARGUMENT")
+        kept = ok(tools.call(s, "configure", {"device": None}, groups=["session"]))
+        assert kept["session"]["device"] == other.address
+        assert ok(tools.call(s, "snapshot", {}))["device"] == other.address
+        # 'auto' goes back to discovery
+        ok(tools.call(s, "configure", {"device": "auto"}, groups=["session"]))
         err(tools.call(s, "snapshot", {}), "NO_DEVICES")
 
 

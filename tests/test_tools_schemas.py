@@ -82,7 +82,9 @@ def test_shared_parameter_names():
         assert len(types) == 1, f"{name} has several types: {types}"
     assert all(s == PARAMS["selector"] for s in seen["selector"])
     sel = PARAMS["selector"]["properties"]
-    assert set(sel) == {"text", "text_contains", "desc", "desc_contains", "id", "role", "index"}
+    assert set(sel) == {"text", "text_contains", "desc", "desc_contains", "id", "role", "index",
+                        "class_name",  # issue 22, and clawperator's spellings as aliases
+                        "textContains", "descContains", "resourceId"}
 
 
 def test_device_parameter_switch():

@@ -231,6 +231,9 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
                    help="serve streamable HTTP instead of stdio (bound to 127.0.0.1 by default)")
     s.add_argument("-d", "--device", default=argparse.SUPPRESS,
                    help="default device for every tool")
+    s.add_argument("--json-response", action="store_true",
+                   help="with --http: answer every request with one JSON body, never an SSE "
+                        "stream (for clients that do not read SSE)")
     s.add_argument("--token-env", default="BAREMOBILE_MCP_TOKEN",
                    help="env var holding the HTTP bearer token (generated when unset)")
     s.add_argument("--prefix", default="", help="tool-name prefix, e.g. android_pixel_")

@@ -38,7 +38,10 @@ __all__ = ["SELECTOR_FIELDS", "add_tool_command", "by_command", "by_name", "sugg
            "tool_request", "tools"]
 
 TABLE = Path(__file__).with_name("commands.json")
-SELECTOR_FIELDS = ("text", "text_contains", "desc", "desc_contains", "id", "role", "index")
+#: the selector's fields as flags (--text, --class-name …; clawperator's camelCase aliases
+#: are for JSON callers, not flags)
+SELECTOR_FIELDS = ("text", "text_contains", "desc", "desc_contains", "id", "role", "class_name",
+                   "index")
 
 _tools: list[dict[str, Any]] | None = None
 
@@ -299,6 +302,14 @@ def tool_request(args: argparse.Namespace) -> tuple[str, dict[str, Any], str | N
         a["selector"] = {**a.get("selector", {}), **selector}
     if getattr(args, "at", None):
         a["x"], a["y"] = args.at
+    if tool["image"] and "format" in params:  # a person's screenshot: full size, PNG
+        out = (getattr(args, "output", None) or "").lower()  # unless -o names a format
+        named = next((f for ext, f in ((".jpg", "jpeg"), (".jpeg", "jpeg"),
+                                       (".webp", "webp"), (".png", "png"))
+                      if out.endswith(ext)), None)
+        a.setdefault("format", named or "png")
+        if "max_side" in params:
+            a.setdefault("max_side", params["max_side"].get("maximum", 10_000))
     files_dir = None
     for name in tool["host_paths"]:
         destination = f"{name}?" in tool["args"]

@@ -1,7 +1,8 @@
 """What the session verbs print and save: text for people and agents, JSON for programs.
 
 * ``.baremobile/page-<n>.yml`` — every snapshot a command shows, and
-  ``.baremobile/screenshot-<n>.png`` — every screenshot (``<n>`` counts up per directory);
+  ``.baremobile/screenshot-<n>.jpg`` — every screenshot (``<n>`` counts up per directory;
+  ``.png`` / ``.webp`` when the call asked for that format);
   agents read them with their file tools;
 * errors are one line on stderr, ``error [CODE]: message — hint``; with ``--json`` the
   error object goes to stdout instead;
@@ -174,7 +175,9 @@ def _print_result(result: Mapping[str, Any], *, as_json: bool, output: str | Non
             write_atomically(output, png, overwrite=True, what=f"the screenshot {output!r}")
             saved["image"] = output
         else:
-            saved["image"] = save_next("screenshot", ".png", png)
+            ext = {"image/jpeg": ".jpg", "image/webp": ".webp"}.get(
+                str(image.get("mime_type")), ".png")
+            saved["image"] = save_next("screenshot", ext, png)
     if as_json:
         out = {k: v for k, v in result.items() if k != "image"}
         if isinstance(image, Mapping):

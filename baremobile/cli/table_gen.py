@@ -31,7 +31,14 @@ def _summary(description: str) -> str:
 
 
 def _param(schema: dict[str, Any], required: bool) -> dict[str, Any]:
-    kinds = schema.get("type", "string")
+    alternatives = schema.get("anyOf", []) if "type" not in schema else []
+    if alternatives:  # e.g. a number or a named amount: the union of their types, bounds
+        kinds: Any = [k for alt in alternatives for k in _types(alt)]
+        schema = {**{b: alt[b] for alt in alternatives
+                     for b in ("minimum", "exclusiveMinimum", "maximum") if b in alt},
+                  **schema}
+    else:
+        kinds = schema.get("type", "string")
     out: dict[str, Any] = {"type": [kinds] if isinstance(kinds, str) else list(kinds),
                            "help": schema.get("description", "")}
     if required:
@@ -44,6 +51,11 @@ def _param(schema: dict[str, Any], required: bool) -> dict[str, Any]:
     if "anyOf" in schema and isinstance(schema.get("properties"), dict):  # a selector
         out["fields"] = {k: v.get("description", "") for k, v in schema["properties"].items()}
     return out
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kinds = schema.get("type", "string")
+    return [kinds] if isinstance(kinds, str) else list(kinds)
 
 
 def describe() -> dict[str, Any]:

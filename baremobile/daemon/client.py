@@ -8,12 +8,14 @@ of the device stack.
 >>> with Client() as c:                                            # doctest: +SKIP
 ...     c.request("tools/call", {"name": "press", "arguments": {"key": "back"}})
 
-The version handshake follows AutoMobile's stdio proxy: before the first request the
-client reads the running daemon's version (the metadata file beside the socket, else
-``daemon/ping``). Same version: go on. The client is newer: it restarts the daemon — unless
-the daemon started less than ``cooldown`` seconds ago (so that clients of two versions
-cannot keep restarting one daemon), then it fails asking to retry later. The daemon is
-newer, or either version has no order: it fails, naming both.
+The version handshake follows AutoMobile's stdio proxy (see :meth:`Client._handshake`):
+before the first request the client reads the running daemon's version (the metadata file
+beside the socket, else ``daemon/ping``). Same version: go on. The client is newer: it
+restarts the daemon — unless auto-start/restart is off (``autostart=False``,
+``$BAREMOBILE_DAEMON_AUTOSTART=0``) or the daemon started less than ``cooldown`` seconds ago
+(so that clients of two versions cannot keep restarting one daemon): then it fails, naming
+both. The daemon is newer, or either version is not plain release numbers: it fails,
+naming both.
 """
 
 from __future__ import annotations
@@ -36,8 +38,11 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["DEFAULT_COOLDOWN", "Client", "RemoteError", "daemon_env"]
+__all__ = ["DEFAULT_COOLDOWN", "ENV_AUTOSTART", "Client", "RemoteError", "daemon_env"]
 
+#: ``0``/``false``: never start or restart a daemon (AutoMobile's "auto-start/restart
+#: disabled"): a missing daemon is ``DAEMON_UNAVAILABLE``, another version ``VERSION_MISMATCH``
+ENV_AUTOSTART = "BAREMOBILE_DAEMON_AUTOSTART"
 #: seconds a daemon must have run before a newer client may restart it
 DEFAULT_COOLDOWN = 10.0
 #: seconds to wait for a daemon being started to answer
@@ -82,6 +87,8 @@ class Client:
             from baremobile import __version__ as version
         self.path = sock_path or paths.socket_path()
         self.version = version
+        if os.environ.get(ENV_AUTOSTART, "").strip().lower() in ("0", "false", "no", "off"):
+            autostart = False
         self.autostart = autostart
         self.handshake = handshake
         if cooldown is None:
@@ -140,39 +147,55 @@ class Client:
         return self._sock
 
     def _handshake(self) -> None:
-        from baremobile.daemon.versions import compare
+        """AutoMobile's version rules, as its document writes them: the same version goes
+        on; a newer client restarts an older daemon — only when auto-start/restart is on
+        and the daemon has run longer than the cooldown; a newer daemon, restarts turned
+        off, a daemon inside the cooldown, or a version that is not plain release numbers
+        (a pre-release tag such as ``.dev0``, ``unknown``: the order is ambiguous) fail
+        before any request, naming both versions. A daemon whose metadata has no version is
+        stale: restarted when restarts are allowed."""
+        from baremobile.daemon.versions import numeric_compare
 
         theirs, started_ms = self._daemon_version()
         if theirs == self.version:
             return
-        order = compare(self.version, theirs)
-        both = f"this client is baremobile {self.version}, the running daemon {theirs}"
-        if order is None or order < 0:
-            why = "their order is unknown" if order is None else "the daemon is newer"
-            raise VersionMismatch(f"{both} ({why})",
-                                  hint="use the same baremobile version for both (check "
-                                       "which 'baremobile' runs), or replace the daemon: "
-                                       "baremobile daemon stop")
-        age = time.time() - started_ms / 1000 if started_ms else float("inf")
+        shown = theirs if theirs is not None else "(no version in its metadata)"
+        both = f"this client is baremobile {self.version}, the running daemon {shown}"
+        replace = "use the same baremobile version for both (check which 'baremobile' " \
+                  "runs), or replace the daemon: baremobile daemon stop"
+        if theirs is not None:
+            order = numeric_compare(self.version, theirs)
+            if order is None or order < 0:
+                why = ("the daemon is newer" if order is not None else
+                       "a version that is not plain release numbers has no order")
+                raise VersionMismatch(f"{both} ({why})", hint=replace)
+        if not self.autostart:
+            raise VersionMismatch(f"{both}; auto-start/restart is disabled, so the client "
+                                  "does not replace it", hint=replace)
         if self.started_daemon:
             raise VersionMismatch(f"{both}, even after restarting it",
                                   hint="the daemon is started from another installation: "
                                        "check sys.executable and PATH")
+        age = time.time() - started_ms / 1000 if started_ms else float("inf")
         if age < self.cooldown:
             raise VersionMismatch(f"{both}; it started {age:.0f} s ago, within the "
                                   f"{self.cooldown:g} s restart cooldown",
                                   hint=f"retry in {self.cooldown - age:.0f} s, or restart it "
                                        "yourself: baremobile daemon stop")
-        self._restart(theirs)
+        self._restart(shown)
 
-    def _daemon_version(self) -> tuple[str, int | None]:
+    def _daemon_version(self) -> tuple[str | None, int | None]:
+        """The running daemon's version and start time from its metadata (None: missing);
+        a daemon whose metadata file is gone is asked (``daemon/ping``)."""
         meta = paths.read_metadata(self.path)  # checked: None when malformed
-        if meta and isinstance(meta.get("version"), str) and _alive(meta.get("pid")):
+        if meta and _alive(meta.get("pid")):
+            version = meta.get("version")
             started = meta.get("startedAt")
-            return meta["version"], int(started) if started is not None else None
+            return (version if isinstance(version, str) and version.strip() else None,
+                    started if isinstance(started, int) else None)
         result = self._call("daemon/ping", {}, 5000)  # no metadata: ask
         version = result.get("version") if isinstance(result, dict) else None
-        return (version if isinstance(version, str) else "unknown"), None
+        return (version if isinstance(version, str) and version.strip() else None), None
 
     def _restart(self, old: str) -> None:
         with contextlib.suppress(BaremobileError, OSError):
@@ -247,6 +270,10 @@ class Client:
             raise InvalidArgument(f"{method} cannot be sent: {why}",
                                   hint="pass text that is valid UTF-8, finite numbers, and "
                                        "data nested at most a few levels")
+        if method in ("tools/call", "tools/list") and "format" not in params:
+            # the daemon answers MCP's shapes by default (a client written to AutoMobile's
+            # document reads them); this client and its callers use our own
+            params = {**params, "format": "baremobile"}
         rid = f"{os.getpid()}-{next(_IDS)}"
         message: dict[str, Any] = {"id": rid, "type": "daemon_request", "method": method,
                                    "params": params}

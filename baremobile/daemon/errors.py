@@ -15,8 +15,11 @@ __all__ = [
     "DaemonUnavailable",
     "DeviceAssigned",
     "NoFreeDevice",
+    "NoOnDeviceService",
+    "ResourceNotFound",
     "SessionNotFound",
     "SessionNotOpen",
+    "ToolFailed",
     "UnknownMethod",
     "VersionMismatch",
 ]
@@ -82,3 +85,31 @@ class DeviceAssigned(DeviceNotFound):
 
     code = "DEVICE_ASSIGNED"
     category = "DEVICE_UNAVAILABLE"
+
+
+class ResourceNotFound(InvalidArgument):
+    """``resources/read`` of a URI the daemon does not serve."""
+
+    code = "RESOURCE_NOT_FOUND"
+    category = "INVALID_ARGUMENT"
+    default_hint = "resources/list lists the resources; resources/list-templates their forms"
+
+
+class NoOnDeviceService(BaremobileError):
+    """A request for AutoMobile's on-device service (``ide/updateService``): baremobile
+    installs nothing on the phone, so there is none to update."""
+
+    code = "NO_ON_DEVICE_SERVICE"
+    category = "UNSUPPORTED"
+    default_hint = "nothing to do: baremobile drives the device over ADB alone (no " \
+                   "accessibility service, no helper APK); ide/status says so"
+
+
+class ToolFailed(BaremobileError):
+    """A tool answered ``ok: false``: its error travels as the response's error."""
+
+    def __init__(self, err: dict[str, str], tool: str) -> None:
+        super().__init__(err.get("message", ""), hint=err.get("hint", ""))
+        self.code = err.get("code", "INTERNAL_ERROR")
+        self.category = err.get("category", self.code)
+        self.tool = tool

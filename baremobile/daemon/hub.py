@@ -15,9 +15,11 @@ Tool calls go through :func:`baremobile.tools.call` — the same table and dispa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import logging
 import math
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -38,7 +40,7 @@ from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import get, select
 from baremobile.transport.specs import NEW_VIRTUAL
 
-__all__ = ["Hub", "tool_list"]
+__all__ = ["DEFAULT_SESSION_TTL", "ENV_SESSION_TTL", "Hub", "session_ttl", "tool_list"]
 
 log = logging.getLogger("baremobile.daemon")
 
@@ -50,6 +52,9 @@ _EMULATOR_PORTS = range(5554, 5587)
 _DUMP_MS = 10_000
 #: the most sessions the daemon holds (their names come from clients)
 MAX_SESSIONS = 4096
+#: seconds a session may stay unused before it expires (its devices go back to the pool)
+DEFAULT_SESSION_TTL = 3600.0
+ENV_SESSION_TTL = "BAREMOBILE_DAEMON_SESSION_TTL"
 #: codes that say the device itself cannot be reached: it goes to ``error`` in the pool
 _DEVICE_FAULTS = frozenset({
     "NO_DEVICES", "DEVICE_UNAUTHORIZED", "DEVICE_BUSY", "PERMISSION_DENIED",
@@ -74,6 +79,20 @@ def tool_list(groups: Iterable[str] | str = ("all",), prefix: str = "", *,
                             "destructiveHint": t.destructive, "openWorldHint": t.open_world},
         })
     return out
+
+
+def session_ttl(value: float | None = None) -> float | None:
+    """Seconds an unused session lives: ``value``, else ``$BAREMOBILE_DAEMON_SESSION_TTL``,
+    else an hour; 0 (or less): sessions never expire (None)."""
+    if value is None:
+        raw = os.environ.get(ENV_SESSION_TTL, "").strip()
+        try:
+            value = float(raw) if raw else DEFAULT_SESSION_TTL
+        except ValueError:
+            log.warning("$%s=%r is not a number of seconds: using %g", ENV_SESSION_TTL, raw,
+                        DEFAULT_SESSION_TTL)
+            value = DEFAULT_SESSION_TTL
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def _list_server(host: str, port: int) -> list[dict[str, str]]:
@@ -112,7 +131,16 @@ class Hub:
         connect: Callable[..., Any] | None = None,
         discover_fn: Callable[[], list[dict[str, str]]] | None = None,
         allow_eval: bool = False,
+        session_ttl_s: float | None = None,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
+        #: seconds an unused session lives (None: forever); ``daemon/sessionInfo``'s
+        #: ``expiresAt``
+        self.session_ttl = session_ttl(session_ttl_s)
+        #: seconds since the epoch (sessions' times and expiry; tests move it)
+        self.clock = wall_clock
+        #: the defaults a new session starts with (``ide/setFeatureFlag`` changes them)
+        self.defaults = Options()
         #: whether the ``eval`` tool may run JavaScript in pages (``--allow-eval``)
         self.allow_eval = bool(allow_eval)
         self.pages = Session(connect=connect or _connect, allow_scenarios=True,
@@ -133,6 +161,7 @@ class Hub:
     # -- sessions ---------------------------------------------------------------------
     def session(self, name: str, *, create: bool = False) -> SessionState:
         _check_name(name)
+        self.expire()
         with self._lock:
             state = self.sessions.get(name)
             if state is None:
@@ -142,7 +171,10 @@ class Hub:
                     raise DaemonError(f"the daemon already holds {len(self.sessions)} "
                                       "sessions", hint="release sessions you no longer use "
                                       "(baremobile close, daemon/releaseSession)")
-                state = self.sessions[name] = SessionState(name)
+                options = dataclasses.replace(self.defaults, device=None)
+                state = self.sessions[name] = SessionState(name, options=options)
+                state.touch(self.clock)
+                state.created_ms = state.last_used_ms
             return state
 
     def own_phone(self, state: SessionState) -> str:
@@ -182,6 +214,22 @@ class Hub:
             self.pool.forget(key)
             threading.Thread(target=phone.stop, name="baremobile-daemon-phone-stop",
                              daemon=True).start()
+
+    def expire(self) -> list[str]:
+        """Release every session unused for longer than the session TTL (none running a
+        request); returns their names. Called on every hub operation, so an expired
+        session's devices are free before anyone asks for one."""
+        if self.session_ttl is None:
+            return []
+        now_ms = int(self.clock() * 1000)
+        ttl_ms = int(self.session_ttl * 1000)
+        with self._lock:
+            gone = [n for n, s in self.sessions.items()
+                    if s.in_flight == 0 and now_ms >= s.last_used_ms + ttl_ms]
+        for name in gone:
+            log.info("session %s expired (unused for %g s)", name, self.session_ttl)
+            self.release_session(name, sweep=False)
+        return gone
 
     def attach(self, state: SessionState, key: str, *, connect: bool = True) -> Any:
         """Claim device ``key`` for ``state``'s session and return its Page (connected on
@@ -233,12 +281,23 @@ class Hub:
                      server: tuple[str, int] | None = None) -> dict[str, Any]:
         """Give session ``name`` a device: ``device``, else a free one of the pool (of the
         adb server ``server``, when given)."""
+        with self._lock:
+            existed = name in self.sessions
+        try:
+            return self._open(name, device, server)
+        except BaseException:
+            if not existed:  # a failed open leaves nothing behind: no session, no device
+                self.release_session(name, sweep=False)
+            raise
+
+    def _open(self, name: str, device: str | None,
+              server: tuple[str, int] | None) -> dict[str, Any]:
+        if device and device_key(device) == "auto":
+            raise InvalidArgument("open -d auto: name a device, or leave -d out to get "
+                                  "a free one from the pool")
         state = self.session(name, create=True)
         if device:
             key = device_key(device)
-            if key == "auto":
-                raise InvalidArgument("open -d auto: name a device, or leave -d out to get "
-                                      "a free one from the pool")
             if key == NEW_VIRTUAL:
                 key = self.own_phone(state)
             self.attach(state, key)
@@ -262,9 +321,11 @@ class Hub:
             return self.session_info(name)
         raise self.pool.no_free_device(server=server)
 
-    def release_session(self, name: str) -> dict[str, Any]:
+    def release_session(self, name: str, *, sweep: bool = True) -> dict[str, Any]:
         """Give the session's devices back to the pool and forget its refs (idempotent)."""
         _check_name(name)
+        if sweep:
+            self.expire()
         with self._lock:
             state = self.sessions.pop(name, None)
         freed = self.pool.release(name)
@@ -289,16 +350,22 @@ class Hub:
         devices = self.pool.of_session(name)
         page = self.pages.pages().get(state.options.device or "")
         snap = getattr(page, "last_snapshot", None)
+        expires = (None if self.session_ttl is None
+                   else state.last_used_ms + int(self.session_ttl * 1000))
+        pages = self.pages.pages()
         return {
             "sessionId": name, "assignedDevice": state.options.device, "devices": devices,
             "serial": getattr(page, "serial", None), "platform": "android",
             "createdAt": state.created_ms, "lastUsedAt": state.last_used_ms,
+            "expiresAt": expires,
+            "cacheSize": sum(cache_size(pages[d]) for d in devices if d in pages),
             "calls": state.calls, "inFlight": state.in_flight,
             "refs": len(snap.refs) if snap is not None else 0,
             "package": getattr(snap, "package", None), "settings": state.options.to_dict(),
         }
 
     def session_list(self) -> list[dict[str, Any]]:
+        self.expire()
         with self._lock:
             states = list(self.sessions.values())
         return [{"sessionId": s.name, "assignedDevice": s.options.device,
@@ -306,6 +373,7 @@ class Hub:
 
     # -- devices ----------------------------------------------------------------------
     def available_devices(self) -> dict[str, Any]:
+        self.expire()
         return {**self.pool.counts(), "devices": self.pool.snapshot()}
 
     def refresh_devices(self) -> dict[str, Any]:
@@ -352,18 +420,35 @@ class Hub:
 
     def call_tool(self, session: str, name: Any, arguments: Any, policy: Policy,
                   *, create: bool = True) -> dict[str, Any]:
-        """Run one tool in ``session`` (created on first use, unless ``create`` is false:
-        then ``SESSION_NOT_FOUND``) and answer with its result (``{"ok": …}``, never raising
-        for the tool's failure)."""
+        """Run one tool in ``session`` and answer with its result (``{"ok": …}``, never
+        raising for the tool's failure). The session is created on first use when
+        ``create`` (else ``SESSION_NOT_FOUND``: a mistyped name claims nothing); a session
+        this call created is released again when the call fails, so a failed first call
+        holds no device."""
+        with self._lock:
+            existed = session in self.sessions
         state = self.session(session, create=create)
+        try:
+            result = self._call(state, name, arguments, policy)
+        except BaseException:
+            if not existed:
+                self.release_session(session, sweep=False)
+            raise
+        if not existed and not result.get("ok"):
+            self.release_session(session, sweep=False)
+        return result
+
+    def _call(self, state: SessionState, name: Any, arguments: Any,
+              policy: Policy) -> dict[str, Any]:
         view, pages = session_for_request(self, state, policy)
-        with request(state):
+        with request(state, self.clock):
             def run() -> dict[str, Any]:
                 return call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
                             observe=policy.observe, settle=policy.settle,
                             max_chars=policy.max_chars, files_dir=policy.files_dir)
 
             result = run()  # under the request's cancel token (baremobile.calls.Call)
+        state.touch(self.clock)
         if pages.used is not None:
             if result.get("ok"):
                 self.pool.mark_ok(pages.used, result.get("device"))
@@ -407,6 +492,16 @@ def _no_session(name: str, names: list[str]) -> str:
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return (f"there is no session {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
             + f" (open: {', '.join(sorted(names))})")
+
+
+def cache_size(page: Any) -> int:
+    """Bytes the daemon keeps for ``page`` between calls: its last snapshot's text and the
+    earlier snapshots a diff may be taken against."""
+    snap = getattr(page, "last_snapshot", None)
+    size = len(snap.full_text.encode("utf-8")) if snap is not None else 0
+    seen = getattr(page, "_seen", None)  # the page's diff history (PageBase)
+    texts = seen.texts() if seen is not None and hasattr(seen, "texts") else {}
+    return size + sum(len(t.encode("utf-8")) for t in texts.values())
 
 
 def _close_soon(page: Any) -> None:

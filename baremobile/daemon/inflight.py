@@ -28,7 +28,8 @@ from baremobile.tools.dispatch import error_data
 if TYPE_CHECKING:
     from baremobile.daemon.server import Connection
 
-__all__ = ["Deadlines", "Pending", "door_of", "failure_for", "progress_sender"]
+__all__ = ["REQUEST_TIMEOUT", "TIMED_OUT", "Deadlines", "Pending", "door_of", "failure_for",
+           "progress_sender"]
 
 log = logging.getLogger("baremobile.daemon")
 
@@ -44,6 +45,8 @@ class Pending:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self.answered = False
+        #: how it was answered when not by its result: ``TIMEOUT`` or ``CANCELLED``
+        self.outcome: str | None = None
 
     def answer(self, message: dict[str, Any]) -> bool:
         """Queue ``message`` as the answer, if none was yet (never blocks on the client:
@@ -65,9 +68,21 @@ class Pending:
         """Answer with ``code`` (if still unanswered) and stop the device work."""
         if self.work is not None:
             self.work.cancel(reason)
+        if self.answered:
+            return
+        self.outcome = self.outcome or code
+        if code == "TIMEOUT":  # AutoMobile's answer, in MCP's words; our code and hint beside
+            self.answer(proto.failure(self.req.id, code, TIMED_OUT,
+                                      f"{self.req.method}: {reason}; {_CANCEL_HINTS[code]}",
+                                      "TIMEOUT", errorCode=REQUEST_TIMEOUT))
+            return
         self.answer(proto.failure(self.req.id, code, f"{self.req.method}: {reason}",
-                                  _CANCEL_HINTS.get(code, ""),
-                                  "TIMEOUT" if code == "TIMEOUT" else "CANCELLED"))
+                                  _CANCEL_HINTS.get(code, ""), "CANCELLED"))
+
+
+#: MCP's error code for a request that timed out (the TypeScript SDK's ``RequestTimeout``)
+REQUEST_TIMEOUT = -32001
+TIMED_OUT = "MCP error -32001: Request timed out"
 
 
 _CANCEL_HINTS = {

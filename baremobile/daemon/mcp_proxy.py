@@ -18,7 +18,9 @@ device, the per-device ``BUSY`` rule between all of them.
   idleness while an agent is attached.
 
 The tool list is the standalone server's (:func:`baremobile.tools.mcp_server.mcp_tools`);
-results are rendered by the same :func:`~baremobile.tools.mcp_server.mcp_result`.
+results are rendered by the same :func:`~baremobile.tools.mcp_server.mcp_result`. Resources
+are the daemon's (``resources/list``, ``resources/list-templates``, ``resources/read``:
+each device's snapshot, screenshot and info, and the pool), passed through as they are.
 """
 
 from __future__ import annotations
@@ -99,6 +101,38 @@ def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> S
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
+    async def daemon(method: str, request: dict[str, Any]) -> Any:
+        client = Client()
+
+        def work() -> Any:
+            token = cancel.current()
+            assert token is not None  # a Call runs under a token of its own
+            with client, token.abortable(lambda reason: client.abort(), method):
+                return client.request(method, request)
+
+        try:
+            return await start(work, f"{method} (MCP)", name="baremobile-mcp-call").wait(
+                "the client cancelled the request")
+        except RemoteError as exc:
+            from mcp.shared.exceptions import MCPError
+
+            code = types.INVALID_PARAMS if exc.category == "INVALID_ARGUMENT" else \
+                types.INTERNAL_ERROR
+            raise MCPError(code, f"{exc.code}: {exc.message}",
+                           data={"code": exc.code, "hint": exc.hint}) from None
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult.model_validate(await daemon("resources/list", {}))
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult.model_validate(
+            await daemon("resources/list-templates", {}))
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult:
+        return types.ReadResourceResult.model_validate(
+            await daemon("resources/read", {"uri": str(params.uri)}))
+
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == REFUSED:  # a line holding a lone surrogate (mcp_stdin)
             return mcp_result(refused_call(params.arguments))
@@ -117,7 +151,9 @@ def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> S
         return mcp_result(result)
 
     return Server("baremobile", version=__version__, title="baremobile — Android for agents",
-                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_list_resource_templates=list_templates,
+                  on_read_resource=read_resource)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,11 +13,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from baremobile.daemon import ide, resources
+from baremobile.daemon.errors import ToolFailed
 from baremobile.daemon.hub import tool_list
 from baremobile.daemon.inflight import Pending, door_of, progress_sender
+from baremobile.daemon.mcp_shapes import call_tool_result, list_tools_result, wants_mcp
 from baremobile.daemon.navigation import navigation_graph
 from baremobile.daemon.sessions import Policy
-from baremobile.errors import BaremobileError, InvalidArgument, vocabulary
+from baremobile.errors import InvalidArgument, vocabulary
 from baremobile.tools.dispatch import tool_verbs
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.progress import reporting
@@ -123,15 +126,19 @@ def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
 
 
 def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    """MCP's ``ListToolsResult`` (``format: "baremobile"``: our rows, ``group`` beside)."""
     policy = _policy(params)
-    return {"tools": tool_list(policy.groups, policy.prefix,
-                               allow_eval=server.hub.allow_eval)}
+    tools = tool_list(policy.groups, policy.prefix, allow_eval=server.hub.allow_eval)
+    return list_tools_result(tools) if wants_mcp(params) else {"tools": tools}
 
 
 def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending) -> Any:
-    """Run a tool in a session; a tool's failure is the response's error (its hint in the
-    words of the client's door, ``params.door``). ``params.create`` false: the session must
-    exist already (the CLI's named sessions begin with ``open``)."""
+    """Run a tool in a session. MCP's ``CallToolResult`` by default (a tool's failure is a
+    result with ``isError``); with ``format: "baremobile"`` the result dict itself, and a
+    tool's failure as the response's error (its hint in the words of the client's door,
+    ``params.door``). ``params.create`` false: the session must exist already (the CLI's
+    named sessions begin with ``open``)."""
+    mcp = wants_mcp(params)
     name = params.get("name")
     if not isinstance(name, str):
         raise InvalidArgument("tools/call needs params.name (a tool name)",
@@ -142,13 +149,15 @@ def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending
     create = params.get("create", True) is not False
     with reporting(progress_sender(pending) if params.get("progress") is True else None):
         result = server.hub.call_tool(session, name, arguments, policy, create=create)
+    if mcp:
+        return call_tool_result(result)
     if result.get("ok"):
         return result
     err = dict(result.get("error", {}))
     door = door_of(params)
     if door != "tools" and isinstance(err.get("hint"), str):
         err["hint"] = _reword(err["hint"], vocabulary(door), policy.prefix)
-    raise _ToolFailed(err, result.get("tool", name))
+    raise ToolFailed(err, result.get("tool", name))
 
 
 def _tools_call_floor(server: DaemonServer, params: dict[str, Any]) -> int:
@@ -168,6 +177,18 @@ def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: Connection) ->
     for p in hits:
         p.cancel("cancelled by the client")
     return {"cancelled": len(hits)}
+
+
+def _m_resources_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return resources.list_resources(server.hub)
+
+
+def _m_resource_templates(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
+    return resources.list_templates()
+
+
+def _m_resources_read(server: DaemonServer, params: dict[str, Any], pending: Any) -> Any:
+    return resources.read_resource(server.hub, params.get("uri"))
 
 
 def _m_shutdown(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
@@ -193,6 +214,15 @@ METHODS: dict[str, Method] = {
                          doc="{name, arguments, session?, groups?, filesDir?, …}: run a tool"),
     "ide/getNavigationGraph": Method(navigation_graph, device=True, doc="{sessionId?}: the "
                                      "session's screens and actions, from its live trace"),
+    "resources/list": Method(_m_resources_list, doc="MCP ListResourcesResult: each device's "
+                                                    "snapshot, screenshot, info"),
+    "resources/list-templates": Method(_m_resource_templates,
+                                       doc="MCP ListResourceTemplatesResult"),
+    "resources/read": Method(_m_resources_read, device=True,
+                             floor=lambda server, params: 10_000,
+                             doc="{uri}: MCP ReadResourceResult, read from the device now"),
+    **{name: Method(handler, device=device, doc=doc)
+       for name, (handler, device, doc) in ide.HANDLERS.items()},
 }
 
 
@@ -205,13 +235,3 @@ def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
         if isinstance(mine, str) and phrase in hint:
             hint = hint.replace(phrase, mine)
     return hint
-
-
-class _ToolFailed(BaremobileError):
-    """A tool answered ``ok: false``: its error travels as the response's error."""
-
-    def __init__(self, err: dict[str, Any], tool: str) -> None:
-        super().__init__(err.get("message", ""), hint=err.get("hint", ""))
-        self.code = err.get("code", "INTERNAL_ERROR")
-        self.category = err.get("category", self.code)
-        self.tool = tool

@@ -512,8 +512,21 @@ class DaemonServer:
         except Exception as exc:
             message = failure_for(req.id, exc, req.params)
         if not pending.answer(message):
-            log.warning("%s %r completed after its request was already answered (%s); "
-                        "result dropped", req.method, req.id, call.cancelled)
+            late = ("completed after the caller's request already timed out"
+                    if pending.outcome == "TIMEOUT" else
+                    "completed after its request was already answered")
+            log.warning("%s %r %s (%s); result dropped: %s", req.method, req.id, late,
+                        call.cancelled, _short(message))
+
+
+def _short(message: dict[str, Any]) -> str:
+    """A late answer, for the log: what it said, in at most 300 characters."""
+    import json
+
+    text = json.dumps(message.get("result") if message.get("success") else
+                      {"error": message.get("error"), "code": message.get("code")},
+                      default=str)
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 # ---------------------------------------------------------------------------------------

@@ -46,8 +46,10 @@ class SessionState:
     calls: int = 0
     in_flight: int = 0
 
-    def touch(self) -> None:
-        self.last_used_ms = _now_ms()
+    def touch(self, clock: Any = None) -> None:
+        """Mark it used now (``clock()``: seconds since the epoch; the wall clock by
+        default) — an unused session expires a TTL after this."""
+        self.last_used_ms = int(clock() * 1000) if clock is not None else _now_ms()
 
 
 @dataclass(frozen=True)
@@ -137,12 +139,13 @@ def session_for_request(hub: Any, state: SessionState, policy: Policy
 
 
 @contextlib.contextmanager
-def request(state: SessionState) -> Iterator[None]:
-    """Count one request of ``state`` while it runs (``in_flight``, ``calls``, last use)."""
+def request(state: SessionState, clock: Any = None) -> Iterator[None]:
+    """Count one request of ``state`` while it runs (``in_flight``, ``calls``, last use by
+    ``clock``: the hub's wall clock, injectable)."""
     state.in_flight += 1
     try:
         yield
     finally:
         state.in_flight -= 1
         state.calls += 1
-        state.touch()
+        state.touch(clock)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["compare"]
+__all__ = ["compare", "numeric_compare"]
 
 _VERSION = re.compile(
     r"^v?(?P<release>\d+(?:\.\d+)*)"
@@ -56,3 +56,17 @@ def compare(a: str, b: str) -> int | None:
     if ka is None or kb is None:
         return None
     return (ka > kb) - (ka < kb)
+
+
+_NUMERIC = re.compile(r"^\d+(?:\.\d+)*$")
+
+
+def numeric_compare(a: str, b: str) -> int | None:
+    """Like :func:`compare`, for the client/daemon handshake's rule (AutoMobile's): only
+    plain release numbers (``1.2.3``) have an order there — a pre-release tag (``1.2.0rc1``,
+    ``0.1.0.dev0``), a local part or ``unknown`` has none (None), since which side is newer
+    is then ambiguous."""
+    if not (isinstance(a, str) and isinstance(b, str)
+            and _NUMERIC.match(a.strip()) and _NUMERIC.match(b.strip())):
+        return None
+    return compare(a, b)

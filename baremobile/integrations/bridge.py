@@ -19,6 +19,7 @@ schemas every other front door shows) and runs each call through
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -99,8 +100,10 @@ class Bridge:
         self.device = isinstance(self.target, Session) if device is None else device
         self.options = {"observe": observe, "settle": settle, "max_chars": max_chars,
                         "files_dir": files_dir}
-        #: the calls, one at a time, in order (baremobile.calls: drop, abort, await)
+        #: the calls, one at a time, in order (baremobile.calls: drop, abort, await); its
+        #: thread ends with the tool set
         self._worker = Worker("baremobile-tools")
+        weakref.finalize(self, self._worker.stop)
 
     # -- the table, rendered ----------------------------------------------------------------
     def definitions(self) -> list[dict[str, Any]]:

@@ -14,9 +14,11 @@ gets a new number, and a number is never given to another element (see
 
 The package: :mod:`~baremobile.page.base` (the state, the per-verb guard, observing,
 resolving targets) under the verb families — :mod:`~baremobile.page.actions`,
-:mod:`~baremobile.page.waits`, :mod:`~baremobile.page.gestures`,
+:mod:`~baremobile.page.waits`, :mod:`~baremobile.page.editing`,
+:mod:`~baremobile.page.gestures`,
 :mod:`~baremobile.page.apps`, :mod:`~baremobile.page.files`,
 :mod:`~baremobile.page.system`, :mod:`~baremobile.page.reading`,
+:mod:`~baremobile.page.prefs`,
 :mod:`~baremobile.page.web` — assembled here; :mod:`~baremobile.page.aio` is
 :class:`AsyncPage`, generated from :class:`Page`.
 """
@@ -27,8 +29,10 @@ from typing import Any
 
 from baremobile.page.apps import AppVerbs
 from baremobile.page.base import Step, StepObserver
+from baremobile.page.editing import EditVerbs
 from baremobile.page.files import FileVerbs
 from baremobile.page.gestures import GestureVerbs
+from baremobile.page.prefs import PrefsVerbs
 from baremobile.page.reading import ReadVerbs
 from baremobile.page.screenshot import Screenshot
 from baremobile.page.selector import Selector, Target
@@ -41,7 +45,8 @@ __all__ = ["Page", "Selector", "Screenshot", "Step", "StepObserver", "Target", "
            "snapshot"]
 
 
-class Page(WaitVerbs, GestureVerbs, AppVerbs, FileVerbs, SystemVerbs, ReadVerbs):
+class Page(WaitVerbs, EditVerbs, GestureVerbs, AppVerbs, FileVerbs, SystemVerbs, ReadVerbs,
+           PrefsVerbs):
     """An Android device as an agent sees it. Create it with :func:`connect`.
 
     Thread-safe: calls are serialised per page. Use as a context manager, or call

@@ -19,10 +19,12 @@ from baremobile.page.web import WebVerbs
 from baremobile.snapshot import RefNode
 from baremobile.transport import DUMP_TIMEOUT
 
-__all__ = ["ActionVerbs", "DIRECTIONS"]
+__all__ = ["ActionVerbs", "DIRECTIONS", "SCROLL_AMOUNTS"]
 
 #: The directions ``scroll`` and ``scroll_until`` accept.
 DIRECTIONS = ("up", "down", "left", "right")
+#: scroll amounts by name (Android Remote Control's): the fraction of the element to move
+SCROLL_AMOUNTS = {"small": 0.25, "medium": 0.5, "large": 0.75}
 
 
 class ActionVerbs(WebVerbs):
@@ -57,17 +59,24 @@ class ActionVerbs(WebVerbs):
 
     @verb(acts=True)
     def scroll(
-        self, target: Target | None, direction: str = "down", amount: float = 0.6, ms: int = 400
+        self, target: Target | None, direction: str = "down", amount: float | str = 0.6,
+        ms: int = 400
     ) -> None:
         """Scroll inside an element (or the screen when ``target`` is None).
 
         ``direction`` is where the content should go: ``"down"`` reveals what is below.
-        ``amount`` is the fraction of the element's height (or width) to move (0–1].
+        ``amount`` is the fraction of the element's height (or width) to move (0–1], or
+        ``"small"`` (0.25), ``"medium"`` (0.5), ``"large"`` (0.75).
         """
         if direction not in DIRECTIONS:
             raise InvalidArgument(
                 f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}"
             )
+        if isinstance(amount, str):
+            if amount not in SCROLL_AMOUNTS:
+                raise InvalidArgument(f"amount must be a fraction in (0, 1] or one of "
+                                      f"{', '.join(SCROLL_AMOUNTS)}, not {amount!r}")
+            amount = SCROLL_AMOUNTS[amount]
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) or not 0 < amount <= 1:
             raise InvalidArgument(f"amount must be a fraction in (0, 1], not {amount!r}")
         d = number("ms", ms, minimum=1, maximum=10_000)

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from baremobile.page.gestures import Point
     from baremobile.page.screenshot import Screenshot
     from baremobile.page.selector import Selector
+    from baremobile.page.waits import Idle
     from baremobile.snapshot import Snapshot
     from baremobile.snapshot.refs import RefNode
     from baremobile.snapshot.tree import Node
@@ -170,6 +171,63 @@ class AsyncPage:
         """Elements of the last snapshot (taken now if there is none) matching a selector."""
         return await self._run(lambda: self.page.find(selector, **fields_), 'find')
 
+    async def preferences(self, package: str, file: str) -> dict[str, dict[str, Any]]:
+        """The preferences in ``package``'s ``shared_prefs/FILE.xml``: ``{key: {"type",
+        "value"}}`` (types ``STRING``, ``INT``, ``LONG``, ``FLOAT``, ``BOOLEAN``,
+        ``STRING_SET``; values as the file holds them). A missing file is empty.
+        """
+        return await self._run(lambda: self.page.preferences(package, file), 'preferences')
+
+    async def set_preference(
+        self,
+        package: str,
+        file: str,
+        key: str,
+        value: Any,
+        type: str = 'STRING',
+        *,
+        stop_app: bool = True,
+    ) -> dict[str, dict[str, Any]]:
+        """Set ``key`` in ``package``'s ``shared_prefs/FILE.xml`` to ``value`` of ``type``
+        (``value`` None removes it); the file is created when missing. Returns the
+        preferences as written (read back from the device).
+        """
+        return await self._run(
+            lambda: self.page.set_preference(package, file, key, value, type, stop_app=stop_app),
+            'set_preference',
+        )
+
+    async def remove_preference(
+        self,
+        package: str,
+        file: str,
+        key: str,
+        *,
+        stop_app: bool = True,
+    ) -> dict[str, dict[str, Any]]:
+        """Remove ``key`` from ``package``'s ``shared_prefs/FILE.xml`` (absent: nothing
+        changes). Returns the preferences read back.
+        """
+        return await self._run(
+            lambda: self.page.remove_preference(package, file, key, stop_app=stop_app),
+            'remove_preference',
+        )
+
+    async def clear_preferences(
+        self,
+        package: str,
+        file: str,
+        *,
+        stop_app: bool = True,
+    ) -> dict[str, dict[str, Any]]:
+        """Remove every key of ``package``'s ``shared_prefs/FILE.xml`` (an empty map stays).
+        Returns the preferences read back (none).
+        """
+        return await self._run(
+            lambda: self.page.clear_preferences(package, file, stop_app=stop_app),
+            'clear_preferences',
+        )
+
     async def read(
         self,
         selector: Any,
@@ -177,14 +235,16 @@ class AsyncPage:
         all: bool = False,
         regex: str | None = None,
         fresh: bool = True,
+        within: Any = None,
     ) -> str | list[str]:
         """The text (or, when it has none, the description) of the first element matching
         ``selector`` — or of every match with ``all=True``. ``regex`` keeps only texts it
-        finds a match in (``re.search``); with nothing left: ``REF_NOT_FOUND``. Reads a
-        fresh snapshot unless ``fresh=False``.
+        finds a match in (``re.search``); with nothing left: ``REF_NOT_FOUND``. ``within``
+        (a ref or a selector: a list, a dialog, a card) keeps only elements inside that
+        container. Reads a fresh snapshot unless ``fresh=False``.
         """
         return await self._run(
-            lambda: self.page.read(selector, all=all, regex=regex, fresh=fresh),
+            lambda: self.page.read(selector, all=all, regex=regex, fresh=fresh, within=within),
             'read',
         )
 
@@ -252,9 +312,12 @@ class AsyncPage:
         package: str | None = None,
         pid: int | None = None,
         priority: str | None = None,
+        until: Any = None,
     ) -> dict[str, Any]:
-        """The device log (newest last) with filters: ``since`` (seconds since the epoch or
-        ISO time), ``package`` or ``pid``, minimum ``priority`` (V D I W E F), ``tag``.
+        """The device log (newest last) with filters: ``since`` and ``until`` (seconds since
+        the epoch or ISO time; without a zone, the device's local time), ``package`` or
+        ``pid``, minimum ``priority`` (V D I W E F), ``tag``. With ``until``: the newest
+        ``lines`` lines logged at or before it.
         """
         return await self._run(
             lambda: self.page.read_log(
@@ -264,6 +327,7 @@ class AsyncPage:
                 package=package,
                 pid=pid,
                 priority=priority,
+                until=until,
             ),
             'read_log',
         )
@@ -333,6 +397,39 @@ class AsyncPage:
         whatever the file's size; a failure of the sink (a full disk) is raised as is.
         """
         return await self._run(lambda: self.page.pull_into(device_path, sink), 'pull_into')
+
+    async def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
+        """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
+        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``.
+        """
+        return await self._run(
+            lambda: self.page.read_lines(path, start=start, count=count),
+            'read_lines',
+        )
+
+    async def replace_in_file(
+        self,
+        path: str,
+        old: str,
+        new: str,
+        *,
+        replace_all: bool = False,
+    ) -> int:
+        """Replace ``old`` with ``new`` in a device text file (UTF-8): the first occurrence,
+        or every one with ``replace_all``; returns how many were replaced. ``old`` absent:
+        ``REF_NOT_FOUND`` and the file is left as it was.
+        """
+        return await self._run(
+            lambda: self.page.replace_in_file(path, old, new, replace_all=replace_all),
+            'replace_in_file',
+        )
+
+    async def storage_locations(self) -> list[dict[str, Any]]:
+        """Where files can go: shared storage (``/storage/emulated/0``), each removable
+        volume, and ``/data/local/tmp`` — each with ``path``, ``name``, ``kind``,
+        ``available_bytes``, ``total_bytes`` (``df``), ``mount`` and ``writable``.
+        """
+        return await self._run(lambda: self.page.storage_locations(), 'storage_locations')
 
     async def list_apps(
         self,
@@ -482,13 +579,14 @@ class AsyncPage:
         self,
         target: Target | None,
         direction: str = 'down',
-        amount: float = 0.6,
+        amount: float | str = 0.6,
         ms: int = 400,
     ) -> None:
         """Scroll inside an element (or the screen when ``target`` is None).
 
         ``direction`` is where the content should go: ``"down"`` reveals what is below.
-        ``amount`` is the fraction of the element's height (or width) to move (0–1].
+        ``amount`` is the fraction of the element's height (or width) to move (0–1], or
+        ``"small"`` (0.25), ``"medium"`` (0.5), ``"large"`` (0.75).
         """
         return await self._run(lambda: self.page.scroll(target, direction, amount, ms), 'scroll')
 
@@ -582,16 +680,56 @@ class AsyncPage:
         """The screen as a PNG (binary-safe ``exec:``, stderr kept out)."""
         return await self._run(lambda: self.page.screenshot(), 'screenshot')
 
+    async def edit_text(
+        self,
+        target: Target,
+        text: str = '',
+        *,
+        offset: int | None = None,
+        start: int | None = None,
+        end: int | None = None,
+        search: str | None = None,
+    ) -> str:
+        """Edit the text field ``target`` in place and return its text afterwards (read
+        back from the device).
+
+        * ``offset``: insert ``text`` at that character offset (0 = the start);
+        * ``start`` and ``end``: replace characters ``start``–``end`` with ``text``
+          (``text=""`` deletes them);
+        * ``search``: replace the first occurrence of ``search`` with ``text``;
+        * none of them: append ``text`` at the end.
+        """
+        return await self._run(
+            lambda: self.page.edit_text(
+                target,
+                text,
+                offset=offset,
+                start=start,
+                end=end,
+                search=search,
+            ),
+            'edit_text',
+        )
+
+    async def wait(self, seconds: float) -> None:
+        """Do nothing for ``seconds`` (0–600): an app loading, an animation, pacing. The
+        page's cancel stops it at once.
+        """
+        return await self._run(lambda: self.page.wait(seconds), 'wait')
+
     async def wait_for_text(
         self,
         text: str,
         *,
         timeout: float = 10.0,
         interval: float = 0.5,
-    ) -> Snapshot:
-        """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot."""
+        fail: bool = True,
+    ) -> Snapshot | None:
+        """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot
+        (``fail=False``: None when it does not appear in time, instead of ``TIMEOUT``).
+        """
         return await self._run(
-            lambda: self.page.wait_for_text(text, timeout=timeout, interval=interval),
+            lambda: self.page.wait_for_text(text, timeout=timeout, interval=interval, fail=fail),
             'wait_for_text',
         )
 
@@ -602,18 +740,50 @@ class AsyncPage:
         timeout: float = 10.0,
         interval: float = 0.5,
         gone: bool = False,
+        fail: bool = True,
     ) -> Node | None:
         """Snapshot until an element matches and return it — or, with ``gone=True``, until
-        none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen.
+        none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen;
+        with ``fail=False`` instead: None (nothing appeared), or for ``gone`` the element
+        still there.
         """
         return await self._run(
-            lambda: self.page.wait_for(selector, timeout=timeout, interval=interval, gone=gone),
+            lambda: self.page.wait_for(
+                selector,
+                timeout=timeout,
+                interval=interval,
+                gone=gone,
+                fail=fail,
+            ),
             'wait_for',
         )
 
     async def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
         """Snapshot until two consecutive dumps are identical."""
         return await self._run(lambda: self.page.wait_stable(timeout=timeout), 'wait_stable')
+
+    async def wait_idle(
+        self,
+        *,
+        timeout: float = 10.0,
+        match_percentage: float = 100.0,
+        interval: float = 0.5,
+        fail: bool = True,
+    ) -> Idle:
+        """Snapshot every ``interval`` seconds until two in a row are at least
+        ``match_percentage`` % alike (:func:`similarity`; 100: identical, lower tolerates a
+        ticking clock or a progress bar). ``TIMEOUT`` when the screen keeps changing, or
+        with ``fail=False`` an :class:`Idle` whose ``idle`` is false.
+        """
+        return await self._run(
+            lambda: self.page.wait_idle(
+                timeout=timeout,
+                match_percentage=match_percentage,
+                interval=interval,
+                fail=fail,
+            ),
+            'wait_idle',
+        )
 
     async def scroll_until(
         self,

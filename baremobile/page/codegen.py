@@ -298,8 +298,8 @@ def _method(name: str, fn: Callable[..., Any], runtime: dict[str, set[str]],
     if len(f"        return await self._run(lambda: {call}, {name!r})") <= 99:
         run = f"        return await self._run(lambda: {call}, {name!r})"
     else:
-        call = _wrapped(f"self.page.{name}", passed, "", "            ")
-        run = f"        return await self._run(\n            lambda: {call.lstrip()},\n" \
+        call = _wrapped(f"lambda: self.page.{name}", passed, "", "            ")
+        run = f"        return await self._run(\n            {call.lstrip()},\n" \
               f"            {name!r},\n        )"
     return f"\n{head}\n{docstring}\n{run}\n"
 

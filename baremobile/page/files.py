@@ -1,6 +1,8 @@
 """File verbs of :class:`~baremobile.page.Page`: push and pull (in memory or streamed into
-a sink), a device folder's listing (paged), delete, append. Thin wrappers over the sync
-protocol (:mod:`baremobile.transport`) and :mod:`baremobile.device.files`.
+a sink), a device folder's listing (paged), delete, append, a text file's lines by number,
+replacing text in a file, and the storage roots with their free space. Thin wrappers over
+the sync protocol (:mod:`baremobile.transport`), :mod:`baremobile.device.files` and
+:mod:`baremobile.device.storage`.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from typing import Any
 
 from baremobile.android.shell_words import number
 from baremobile.device import files as device_files
+from baremobile.device import storage as device_storage
 from baremobile.device.files import FilePart
+from baremobile.errors import InvalidArgument, RefNotFound
 from baremobile.localfiles import bytes_of
 from baremobile.page.base import PageBase, verb
+from baremobile.transport.base import check_text
 
 __all__ = ["FileVerbs"]
 
@@ -65,3 +70,42 @@ class FileVerbs(PageBase):
         ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
         whatever the file's size; a failure of the sink (a full disk) is raised as is."""
         return self.transport.pull_into(device_path, sink)
+
+    @verb()
+    def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
+        """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
+        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``."""
+        return device_storage.read_lines(self.device, path, start, count)
+
+    @verb()
+    def replace_in_file(self, path: str, old: str, new: str, *,
+                        replace_all: bool = False) -> int:
+        """Replace ``old`` with ``new`` in a device text file (UTF-8): the first occurrence,
+        or every one with ``replace_all``; returns how many were replaced. ``old`` absent:
+        ``REF_NOT_FOUND`` and the file is left as it was."""
+        if not isinstance(old, str) or not old:
+            raise InvalidArgument("old must be a non-empty string: the text to replace")
+        if not isinstance(new, str):
+            raise InvalidArgument("new must be a string")
+        check_text("old", old)
+        check_text("new", new)  # both can be written as UTF-8, before anything is read
+        data = self.transport.pull(path)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidArgument(f"{path} is not UTF-8 text: nothing was replaced") from None
+        found = text.count(old)
+        if not found:
+            raise RefNotFound(f"{old[:80]!r} is not in {path}: nothing was replaced",
+                              hint="read the file (read_file) and copy the exact text")
+        done = found if replace_all else 1
+        self.transport.push(text.replace(old, new, -1 if replace_all else 1).encode("utf-8"),
+                            path)
+        return done
+
+    @verb()
+    def storage_locations(self) -> list[dict[str, Any]]:
+        """Where files can go: shared storage (``/storage/emulated/0``), each removable
+        volume, and ``/data/local/tmp`` — each with ``path``, ``name``, ``kind``,
+        ``available_bytes``, ``total_bytes`` (``df``), ``mount`` and ``writable``."""
+        return device_storage.storage_roots(self.device)

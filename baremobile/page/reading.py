@@ -10,6 +10,7 @@ from typing import Any
 
 from baremobile.errors import DumpFailed, InvalidArgument, RefNotFound
 from baremobile.page.base import PageBase, verb
+from baremobile.page.selector import Selector
 from baremobile.safetext import decode
 from baremobile.snapshot.dump_errors import StatusScan, dump_error
 
@@ -25,11 +26,12 @@ class ReadVerbs(PageBase):
 
     @verb()
     def read(self, selector: Any, *, all: bool = False, regex: str | None = None,  # noqa: A002
-             fresh: bool = True) -> str | list[str]:
+             fresh: bool = True, within: Any = None) -> str | list[str]:
         """The text (or, when it has none, the description) of the first element matching
         ``selector`` — or of every match with ``all=True``. ``regex`` keeps only texts it
-        finds a match in (``re.search``); with nothing left: ``REF_NOT_FOUND``. Reads a
-        fresh snapshot unless ``fresh=False``."""
+        finds a match in (``re.search``); with nothing left: ``REF_NOT_FOUND``. ``within``
+        (a ref or a selector: a list, a dialog, a card) keeps only elements inside that
+        container. Reads a fresh snapshot unless ``fresh=False``."""
         index = selector.get("index", 0) if isinstance(selector, Mapping) else \
             getattr(selector, "index", 0)
         pattern = None
@@ -42,17 +44,47 @@ class ReadVerbs(PageBase):
                 raise InvalidArgument(f"regex {regex!r} is not valid: {exc}") from None
         if fresh:
             self.snapshot()
-        texts = [_text(n) for n in self.find(selector)]
+        nodes = self.find(selector)
+        if within is not None:
+            inside = self._inside(within)
+            nodes = [n for n in nodes if id(n) in inside]
+        texts = [_text(n) for n in nodes]
         if pattern is not None:
             texts = [t for t in texts if pattern.search(t)]
         if all:
             return texts
         if len(texts) <= index:
             what = f"{dict(selector) if isinstance(selector, Mapping) else selector}" + (
-                f" with text matching /{regex}/" if regex else "")
+                f" with text matching /{regex}/" if regex else "") + (
+                f" inside {within!r}" if within is not None else "")
             raise RefNotFound(f"nothing on screen matches {what}",
                               hint="take a snapshot and check the element's text, desc or id")
         return texts[index]
+
+    def _inside(self, within: Any) -> set[int]:
+        """``id()`` of every node below the container ``within`` (a ref or a selector) in
+        the last snapshot."""
+        snap = self._last if self._last is not None else self.snapshot()
+        if isinstance(within, int) and not isinstance(within, bool):
+            box = next((n for n in snap.nodes() if n.ref == within), None)
+            if box is None:
+                raise RefNotFound(f"ref {within} is not in the last snapshot",
+                                  hint="take a new snapshot and use a ref from it")
+        else:
+            sel = Selector.of(within)
+            found = sel.matches(snap)
+            if len(found) <= sel.index:
+                raise RefNotFound(f"no container matches {sel}",
+                                  hint="take a snapshot and check the container's text, "
+                                       "desc, id or role")
+            box = found[sel.index]
+        out: set[int] = set()
+        stack = list(box.children)
+        while stack:
+            node = stack.pop()
+            out.add(id(node))
+            stack.extend(node.children)
+        return out
 
     @verb()
     def ui_xml(self, *, timeout: float = 30.0) -> str:

@@ -10,11 +10,17 @@ from baremobile.errors import InvalidArgument
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.tree import Node
 
-__all__ = ["CRITERIA", "Selector", "Target"]
+__all__ = ["ALIASES", "CRITERIA", "Selector", "Target"]
 
 
 #: The selector fields that pick elements (``index`` only chooses among the matches).
-CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role")
+CRITERIA = ("text", "text_contains", "desc", "desc_contains", "id", "role", "class_name")
+#: other spellings a selector mapping may use (clawperator's camelCase keys, Android's
+#: names) → the field they mean
+ALIASES = {"resource_id": "id", "resourceId": "id", "textContains": "text_contains",
+           "descContains": "desc_contains", "contentDescContains": "desc_contains",
+           "contentDesc": "desc", "className": "class_name", "class": "class_name",
+           "textEquals": "text", "contentDescEquals": "desc"}
 
 
 @dataclass(frozen=True)
@@ -23,7 +29,10 @@ class Selector:
 
     ``text``/``desc`` are exact; ``text_contains``/``desc_contains`` are case-insensitive
     substrings; ``id`` is a resource id (full ``pkg:id/name`` or just ``name``); ``role``
-    is a snapshot role (``Button``, ``TextInput`` …); ``index`` picks among several matches.
+    is a snapshot role (``Button``, ``TextInput`` …); ``class_name`` an Android class (full,
+    or its last part: ``EditText``); ``index`` picks among several matches. A mapping may
+    spell fields as clawperator does (:data:`ALIASES`: ``textContains``, ``descContains``,
+    ``resourceId`` …).
     """
 
     text: str | None = None
@@ -33,6 +42,7 @@ class Selector:
     id: str | None = None
     role: str | None = None
     index: int = 0
+    class_name: str | None = None
 
     def __post_init__(self) -> None:
         for f in CRITERIA:
@@ -46,26 +56,31 @@ class Selector:
         if all(getattr(self, f) is None for f in CRITERIA):
             raise InvalidArgument(
                 "a selector needs at least one of text, text_contains, desc, "
-                "desc_contains, id, role"
+                "desc_contains, id, role, class_name"
             )
 
     @classmethod
     def of(cls, value: Selector | Mapping[str, Any]) -> Selector:
-        """A selector from a mapping (``resource_id`` is accepted for ``id``); validated."""
+        """A selector from a mapping (the :data:`ALIASES` are accepted: ``resource_id`` or
+        ``resourceId`` for ``id``, ``textContains`` …); validated."""
         if isinstance(value, Selector):
             return value
         if not isinstance(value, Mapping):
             raise InvalidArgument(f"a selector is a mapping, not {type(value).__name__}")
         names = {f.name for f in fields(cls)}
-        unknown = set(value) - names - {"resource_id"}
+        unknown = set(value) - names - set(ALIASES)
         if unknown:
             raise InvalidArgument(
                 f"unknown selector field(s): {', '.join(sorted(map(str, unknown)))}",
                 hint=f"use {', '.join(sorted(names))}",
             )
-        data = dict(value)
-        if "resource_id" in data:
-            data["id"] = data.pop("resource_id")
+        data: dict[str, Any] = {}
+        for key, v in value.items():
+            name = ALIASES.get(key, key)
+            if name in data and data[name] != v:
+                raise InvalidArgument(f"selector field {name} is given twice, differently "
+                                      f"({key!r} and another spelling)")
+            data[name] = v
         return cls(**data)
 
     def matches(self, snap: Snapshot) -> list[Node]:
@@ -76,6 +91,7 @@ class Selector:
             desc_contains=self.desc_contains,
             resource_id=self.id,
             role=self.role,
+            class_name=self.class_name,
         )
         # prefer actionable matches (a ref) over plain labels, keeping line order
         return [n for n in found if n.ref is not None] + [n for n in found if n.ref is None]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from baremobile.android import logtime
+from baremobile.android.shell_words import number
 from baremobile.device import system as device_system
 from baremobile.device.core import Focus
 from baremobile.errors import InvalidArgument
@@ -98,11 +100,23 @@ class SystemVerbs(PageBase):
     @verb()
     def read_log(self, *, lines: int = 200, tag: str | None = None, since: Any = None,
                  package: str | None = None, pid: int | None = None,
-                 priority: str | None = None) -> dict[str, Any]:
-        """The device log (newest last) with filters: ``since`` (seconds since the epoch or
-        ISO time), ``package`` or ``pid``, minimum ``priority`` (V D I W E F), ``tag``."""
-        return device_system.logcat(self.device, lines=lines, tag=tag, since=since,
-                                    package=package, pid=pid, priority=priority)
+                 priority: str | None = None, until: Any = None) -> dict[str, Any]:
+        """The device log (newest last) with filters: ``since`` and ``until`` (seconds since
+        the epoch or ISO time; without a zone, the device's local time), ``package`` or
+        ``pid``, minimum ``priority`` (V D I W E F), ``tag``. With ``until``: the newest
+        ``lines`` lines logged at or before it."""
+        if until is None:
+            return device_system.logcat(self.device, lines=lines, tag=tag, since=since,
+                                        package=package, pid=pid, priority=priority)
+        offset = logtime.parse_offset(self.device.run(["date", "+%z"]).text)
+        cut = logtime.local_time(until, offset)  # checked before the log is read
+        lines = number("lines", lines, minimum=1, maximum=100_000)
+        out = device_system.logcat(self.device, lines=100_000, tag=tag, since=since,
+                                   package=package, pid=pid, priority=priority)
+        kept = logtime.cut_until(str(out["log"]), cut).splitlines(keepends=True)
+        out["log"] = "".join(kept[-lines:])
+        out["until"] = cut.isoformat(sep=" ", timespec="milliseconds")
+        return out
 
     @verb()
     def logcat(self, *, lines: int = 200, tag: str | None = None) -> str:

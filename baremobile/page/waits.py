@@ -1,12 +1,17 @@
-"""Waiting verbs of :class:`~baremobile.page.Page`: ``wait_for_text``, ``wait_for``
-(appear or disappear), ``wait_stable`` and ``scroll_until``. Each polls snapshots inside
-one verb, so a cancel stops the wait between dumps too.
+"""Waiting verbs of :class:`~baremobile.page.Page`: ``wait`` (a fixed time),
+``wait_for_text``, ``wait_for`` (appear or disappear), ``wait_stable``, ``wait_idle`` (with
+a change tolerance) and ``scroll_until``. Each polls snapshots inside one verb, so a cancel
+stops the wait between dumps too. ``fail=False`` makes a wait that runs out answer "not
+found" (None, or :class:`Idle` with ``idle`` false) instead of raising ``TIMEOUT``.
 """
 
 from __future__ import annotations
 
+import difflib
+import math
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from baremobile.android.shell_words import number
@@ -17,7 +22,29 @@ from baremobile.page.selector import Selector, Target
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.tree import Node
 
-__all__ = ["DIRECTIONS", "WaitVerbs"]
+__all__ = ["DIRECTIONS", "Idle", "WaitVerbs", "similarity"]
+
+
+@dataclass(frozen=True)
+class Idle:
+    """What :meth:`WaitVerbs.wait_idle` saw: the last ``snapshot``, the ``similarity`` (%)
+    of the last two, whether the screen went ``idle`` (reached the threshold), the seconds
+    it took and how many snapshots were taken."""
+
+    snapshot: Snapshot
+    similarity: float
+    idle: bool
+    elapsed: float
+    attempts: int
+
+
+def similarity(a: str, b: str) -> float:
+    """How alike two snapshot texts are, in percent: the share of their lines that match
+    in order (``difflib``'s ratio over lines; 100 = identical)."""
+    if a == b:
+        return 100.0
+    return round(100.0 * difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(),
+                                                 autojunk=False).ratio(), 1)
 
 
 class WaitVerbs(ActionVerbs):
@@ -25,14 +52,33 @@ class WaitVerbs(ActionVerbs):
 
     # -- waiting ------------------------------------------------------------------------
     @verb()
-    def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5) -> Snapshot:
-        """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot."""
+    def wait(self, seconds: float) -> None:
+        """Do nothing for ``seconds`` (0–600): an app loading, an animation, pacing. The
+        page's cancel stops it at once."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
+                not math.isfinite(seconds) or not 0 <= seconds <= 600:
+            raise InvalidArgument(f"seconds must be a number from 0 to 600, not {seconds!r}")
+        token = self._token
+        assert token is not None
+        if seconds:
+            token.sleep(float(seconds), f"waiting {seconds:g} s")
+
+    @verb()
+    def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5,
+                      fail: bool = True) -> Snapshot | None:
+        """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot
+        (``fail=False``: None when it does not appear in time, instead of ``TIMEOUT``)."""
         if not isinstance(text, str) or not text:
             raise InvalidArgument("wait_for_text needs a non-empty string")
         needle = text.casefold()
-        return self._poll(
-            lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval
-        )
+        try:
+            return self._poll(
+                lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval
+            )
+        except CommandTimeout:
+            if fail:
+                raise
+            return None
 
     @verb()
     def wait_for(
@@ -42,21 +88,69 @@ class WaitVerbs(ActionVerbs):
         timeout: float = 10.0,
         interval: float = 0.5,
         gone: bool = False,
+        fail: bool = True,
     ) -> Node | None:
         """Snapshot until an element matches and return it — or, with ``gone=True``, until
-        none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen."""
+        none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen;
+        with ``fail=False`` instead: None (nothing appeared), or for ``gone`` the element
+        still there."""
         sel = Selector.of(selector)
-        if gone:
-            self._poll(lambda s: len(sel.matches(s)) <= sel.index, f"{sel} to disappear",
-                       timeout, interval, happened="did not disappear")
-            return None
-        snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout, interval)
+        try:
+            if gone:
+                self._poll(lambda s: len(sel.matches(s)) <= sel.index, f"{sel} to disappear",
+                           timeout, interval, happened="did not disappear")
+                return None
+            snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout,
+                              interval)
+        except CommandTimeout:
+            if fail:
+                raise
+            last = self._last
+            found = sel.matches(last) if last is not None else []
+            return found[sel.index] if gone and len(found) > sel.index else None
         return sel.matches(snap)[sel.index]
 
     @verb()
     def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
         """Snapshot until two consecutive dumps are identical."""
         return self.snapshot(stable=True, timeout=timeout)
+
+    @verb()
+    def wait_idle(self, *, timeout: float = 10.0, match_percentage: float = 100.0,
+                  interval: float = 0.5, fail: bool = True) -> Idle:
+        """Snapshot every ``interval`` seconds until two in a row are at least
+        ``match_percentage`` % alike (:func:`similarity`; 100: identical, lower tolerates a
+        ticking clock or a progress bar). ``TIMEOUT`` when the screen keeps changing, or
+        with ``fail=False`` an :class:`Idle` whose ``idle`` is false."""
+        if isinstance(match_percentage, bool) or \
+                not isinstance(match_percentage, (int, float)) or \
+                not 0 <= match_percentage <= 100:
+            raise InvalidArgument(f"match_percentage must be 0–100, not {match_percentage!r}")
+        started = time.monotonic()
+        last: list[str] = []
+        score = [0.0]
+        attempts = [0]
+
+        def settled(snap: Snapshot) -> bool:
+            attempts[0] += 1
+            text = snap.full_text
+            if last:
+                score[0] = similarity(last[0], text)
+            last[:] = [text]
+            return attempts[0] > 1 and score[0] >= match_percentage
+
+        try:
+            snap = self._poll(settled, "an idle screen", timeout, interval,
+                              happened="did not come")
+        except CommandTimeout:
+            if fail or self._last is None:
+                raise CommandTimeout(
+                    f"the screen did not go idle within {timeout:g} s: the last two "
+                    f"snapshots were {score[0]:g}% alike, {match_percentage:g}% wanted",
+                    hint="wait longer, or lower match_percentage to tolerate small changes "
+                         "(a clock, a progress bar)") from None
+            return Idle(self._last, score[0], False, time.monotonic() - started, attempts[0])
+        return Idle(snap, score[0], True, time.monotonic() - started, attempts[0])
 
     def _poll(self, ok: Any, what: str, timeout: float, interval: float,
               happened: str = "did not appear") -> Snapshot:

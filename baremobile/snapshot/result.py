@@ -176,6 +176,7 @@ class Snapshot:
         resource_id: str | None = None,
         role: str | None = None,
         ref_only: bool = False,
+        class_name: str | None = None,
     ) -> list[Node]:
         """Kept nodes matching every given criterion, in line order.
 
@@ -183,7 +184,8 @@ class Snapshot:
         the node's own attribute, except a ``text`` attribute equal to the node's ``hint``
         (an empty field showing its hint, printed empty: rule 10); ``*_contains`` is a
         case-insensitive substring test; ``resource_id`` matches the full id or the part
-        after ``:id/``.
+        after ``:id/``; ``class_name`` the Android class, full (``android.widget.EditText``)
+        or its last part (``EditText``).
         """
         tc = text_contains.casefold() if text_contains is not None else None
         dc = desc_contains.casefold() if desc_contains is not None else None
@@ -207,6 +209,10 @@ class Snapshot:
                 continue
             if dc is not None and not any(dc in d.casefold() for d in descs):
                 continue
+            if class_name is not None:
+                cls = a.get("class", "")
+                if cls != class_name and cls.rpartition(".")[2] != class_name:
+                    continue
             if resource_id is not None:
                 rid = node.resource_id
                 if rid != resource_id and rid.rpartition(":id/")[2] != resource_id:

@@ -89,6 +89,10 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "COMMAND_FAILED": ("COMMAND_FAILED", "a command on the device reported failure"),
     "UNSUPPORTED": ("UNSUPPORTED", "Android does not allow it over ADB without an installed "
                                    "app (the message says why, in the device's words)"),
+    "NOT_DEBUGGABLE": ("UNSUPPORTED", "the app is not a debuggable build: run-as may not "
+                                      "read or write its private data"),
+    "INVALID_PREFERENCES": ("INVALID_ARGUMENT", "an app's SharedPreferences file is not the "
+                                                "XML map Android writes"),
     "SERVICE_REFUSED": ("COMMAND_FAILED", "the device does not offer this service "
                                           "(old Android, missing feature)"),
     "ADB_SERVER_FAIL": ("COMMAND_FAILED", "the adb server refused a request"),

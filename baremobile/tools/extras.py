@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from baremobile.device.files import FilePart
-from baremobile.errors import BaremobileError, CommandFailed, InvalidArgument
+from baremobile.errors import CommandFailed, InvalidArgument, MissingDependency
 from baremobile.tools import hostfiles
 
 __all__ = [
@@ -32,12 +32,6 @@ __all__ = [
 ]
 
 _DEVICE_PATH = re.compile(r"^/[^\0]*$")
-
-
-class MissingDependency(BaremobileError):
-    """An optional package a tool needs is not installed."""
-
-    code = "MISSING_DEPENDENCY"
 
 
 # -- files ---------------------------------------------------------------------------------

@@ -222,7 +222,8 @@ def read_device_resource(session: Session, uri: str, groups: Any, prefix: str
     if serial not in {p.serial for p in session.pages().values()}:
         raise MCPError(types.INVALID_PARAMS, f"{serial!r} is not a connected device "
                        "(list the resources again)")
-    result = call(session, prefix + what, {"device": serial}, groups=groups, prefix=prefix)
+    args = {"device": serial, **({"format": "png"} if what == "screenshot" else {})}
+    result = call(session, prefix + what, args, groups=groups, prefix=prefix)
     if not result["ok"]:
         err = result["error"]
         raise MCPError(types.INTERNAL_ERROR, f"{err['code']}: {err['message']}",
@@ -323,10 +324,14 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-async def serve_http(server: Server[Any], host: str, port: int, token: str) -> None:
+async def serve_http(server: Server[Any], host: str, port: int, token: str,
+                     json_response: bool = False) -> None:
+    """Streamable HTTP on ``host:port`` behind the bearer ``token``; ``json_response``:
+    every reply is one JSON body (``application/json``), never an SSE stream — for clients
+    that do not read SSE (``--json-response``)."""
     import uvicorn
 
-    app = BearerAuth(server.streamable_http_app(host=host), token)
+    app = BearerAuth(server.streamable_http_app(host=host, json_response=json_response), token)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -455,7 +460,8 @@ def serve(server: Server[Any], args: argparse.Namespace) -> None:
             if host not in ("127.0.0.1", "localhost", "::1"):
                 _say(f"warning: serving on {host}: anyone who can reach it and has the token "
                      "controls the device")
-            anyio.run(serve_http, server, host, port, token)
+            anyio.run(serve_http, server, host, port, token,
+                      bool(getattr(args, "json_response", False)))
         else:
             if _stdin_is_terminal():
                 _stop_within(CTRL_C_GRACE)

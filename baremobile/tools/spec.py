@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.errors import CommandTimeout, InvalidArgument
-from baremobile.page.selector import CRITERIA
-from baremobile.tools import batch, extras, hostfiles, verbs
+from baremobile.errors import InvalidArgument
+from baremobile.page.selector import ALIASES, CRITERIA
+from baremobile.tools import batch, extras, hostfiles, seed, verbs
 from baremobile.tools.targets import node_data
 from baremobile.tools.targets import target as _target
 from baremobile.tools.targets import what as _what
@@ -39,10 +39,10 @@ __all__ = ["GATED_GROUPS", "GROUPS", "OPTIONAL_GROUPS", "PARAMS", "TOOLS", "Tool
 
 #: Every group; ``core`` is always on.
 GROUPS = ("core", "session", "apps", "files", "logs", "system", "vision", "gestures",
-          "inspect", "batch", "eval")
+          "inspect", "batch", "edit", "eval")
 #: The groups behind a switch.
 OPTIONAL_GROUPS = ("apps", "files", "logs", "system", "vision", "gestures", "inspect",
-                   "batch", "eval")
+                   "batch", "edit", "eval")
 #: Groups ``"all"`` leaves out: each must be named, and its calls run only where the
 #: operator allowed them (``eval`` runs JavaScript with the rights of the user's app).
 GATED_GROUPS = ("eval",)
@@ -108,14 +108,18 @@ class ToolSpec:
 # shared parameters: plain names, the same in every adapter
 # ---------------------------------------------------------------------------------------
 
+#: clawperator's camelCase spellings the schema names (the Selector takes more:
+#: :data:`baremobile.page.selector.ALIASES`)
+_ALIASES = {alias: ALIASES[alias] for alias in ("textContains", "descContains", "resourceId")}
 
 SELECTOR: dict[str, Any] = {
     "type": "object",
     "description": (
         "Find an element by what it shows instead of by ref. Every given field must match; "
-        "give at least one of text, text_contains, desc, desc_contains, id, role (index only "
-        "picks among several matches). text/desc are exact, *_contains are case-insensitive "
-        "substrings."
+        "give at least one of text, text_contains, desc, desc_contains, id, role, class_name "
+        "(index only picks among several matches). text/desc are exact, *_contains are "
+        "case-insensitive substrings. textContains, descContains and resourceId are accepted "
+        "for text_contains, desc_contains and id."
     ),
     "properties": {
         "text": {"type": "string", "description": "exact visible text"},
@@ -124,11 +128,16 @@ SELECTOR: dict[str, Any] = {
         "desc_contains": {"type": "string", "description": "part of the content description"},
         "id": {"type": "string", "description": "resource id, e.g. 'search_src_text'"},
         "role": {"type": "string", "description": "snapshot role, e.g. Button, TextInput"},
+        "class_name": {"type": "string",
+                       "description": "Android class, full or short, e.g. "
+                                      "android.widget.EditText or EditText"},
+        **{alias: {"type": "string", "description": f"the same as {name}"}
+           for alias, name in _ALIASES.items()},
         "index": {"type": "integer", "minimum": 0,
                   "description": "which match when several do (0 = first)"},
     },
     "additionalProperties": False,
-    "anyOf": [{"required": [c]} for c in CRITERIA],
+    "anyOf": [{"required": [c]} for c in (*CRITERIA, *_ALIASES)],
 }
 
 PARAMS: dict[str, dict[str, Any]] = {
@@ -286,11 +295,6 @@ def image_result(png: bytes, width: int, height: int, what: str) -> dict[str, An
                       "data": base64.b64encode(png).decode("ascii")}}
 
 
-def _screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    shot = ctx.page.screenshot()
-    return image_result(shot.png, shot.width, shot.height, "screenshot")
-
-
 def _ref_parents(snap: Any) -> dict[int, int]:
     """id(node) → the ref of its nearest ancestor with a ref (for labels inside a row)."""
     out: dict[int, int] = {}
@@ -309,31 +313,15 @@ def _node(n: Any, parents: dict[int, int]) -> dict[str, Any]:
 
 
 def _find(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    snap = ctx.page.snapshot()  # a fresh one: refs in the answer are current
-    found = ctx.page.find(a["selector"])
-    parents = _ref_parents(snap)
-    return {"matches": [_node(n, parents) for n in found[:50]], "count": len(found)}
+    return seed.find(ctx, a, _ref_parents)
 
 
 def _wait_for_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    timeout = a.get("timeout", ctx.options.timeout)
-    snap = ctx.page.wait_for_text(a["text"], timeout=timeout,
-                                  interval=min(0.5, max(0.05, timeout / 10)))
-    return {"done": f"{a['text']!r} is on screen",
-            **snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))}
+    return seed.wait_for_text(ctx, a, snapshot_result)
 
 
 def _wait_stable(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    timeout = max(1.0, a.get("timeout", ctx.options.timeout))  # two dumps need time
-    try:
-        snap = ctx.page.wait_stable(timeout=timeout)
-    except CommandTimeout:
-        raise CommandTimeout(
-            f"the screen could not be read within {timeout:g} s",
-            hint="pass a longer timeout (reading the screen takes 1-3 s on a phone); the "
-                 "device may also be busy") from None
-    return {"done": "the screen is stable",
-            **snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars))}
+    return seed.wait_stable(ctx, a, snapshot_result)
 
 
 def _devices(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -351,6 +339,14 @@ def _devices(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _configure(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    device = a.get("device", "unset")
+    if device is None or (isinstance(device, str) and not device.strip()):
+        raise InvalidArgument("device must name a device, not be blank: a blank device "
+                              "would silently drop the session's default",
+                              hint="pass a serial or host:port (the devices tool lists them), "
+                                   "or 'auto' to go back to discovery")
+    if device == "auto":
+        a = {**a, "device": ""}  # the session's way of forgetting its default
     return {"session": ctx.session.configure(**a)}
 
 
@@ -384,6 +380,11 @@ def _install(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+    if "start_line" in a or "line_count" in a:
+        if "offset" in a or "max_bytes" in a:
+            raise InvalidArgument("read by lines (start_line, line_count) or by bytes "
+                                  "(offset, max_bytes), not both")
+        return seed.read_lines(ctx, a)
     extras.device_path(a["path"])
     part = ctx.page.read_file(a["path"], offset=a.get("offset", 0),
                               max_bytes=a.get("max_bytes", 20_000))
@@ -477,13 +478,7 @@ def _tap_grid(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _annotated_screenshot(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    snap = ctx.page.snapshot()
-    shot = ctx.page.screenshot()
-    png = extras.annotate_refs(shot.png, dict(snap.refs))
-    out = image_result(png, shot.width, shot.height,
-                       f"screenshot with {len(snap.refs)} refs boxed and numbered")
-    out.update(snapshot_result(ctx, snap, a.get("max_chars", ctx.options.max_chars)))
-    return out
+    return seed.annotated_screenshot(ctx, a, snapshot_result)
 
 
 # ---------------------------------------------------------------------------------------
@@ -495,6 +490,9 @@ _SNAP = ("the screen as text: one element per line, '- Role [ref=N] \"text\" (de
 _ACT = ("'done' saying what happened (plus a fresh snapshot, or what changed, when the "
         "session observes after acting).")
 _TARGET = {"ref": PARAMS["ref"], "selector": SELECTOR}
+_ERROR_ON_TIMEOUT = {"type": "boolean",
+                     "description": "false: when time runs out answer found=false instead "
+                                    "of failing with TIMEOUT (default true)"}
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -556,8 +554,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "a scrollable element (List, ScrollView), or neither to scroll the middle of the "
         "screen.",
         {"direction": PARAMS["direction"], **_TARGET,
-         "amount": {"type": "number", "minimum": 0.05, "maximum": 1,
-                    "description": "fraction of the element's size to move (default 0.6)"}},
+         "amount": {"anyOf": [{"type": "number", "minimum": 0.05, "maximum": 1},
+                              {"type": "string", "enum": ["small", "medium", "large"]}],
+                    "description": "how far: a fraction of the element's size (default 0.6), "
+                                   "or small (0.25), medium (0.5), large (0.75)"}},
         _scroll, required=("direction",), acts=True, returns=_ACT,
         cli_args=("ref?", "direction"),
     ),
@@ -614,18 +614,24 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "screenshot",
         "Take a picture of the screen. Use it when the snapshot text is not enough (images, "
-        "maps, games, canvas content); act with snapshot refs where you can.",
-        {}, _screenshot, read_only=True, returns="a PNG image of the screen.",
+        "maps, games, canvas content); act with snapshot refs where you can. By default a "
+        "JPEG scaled to 1024 px on its longest side (what a vision model reads well at few "
+        "tokens); format, quality and max_side change that.",
+        dict(seed.IMAGE_PARAMS), seed.screenshot, read_only=True,
+        returns="the image ('image': mime_type, width, height, data), the 'screen' size and "
+                "the 'scale' from image to screen pixels.",
         floor_ms=10_000,
         image=True,
     ),
     ToolSpec(
         "find",
-        "Find elements on the current screen by text, description, id or role (takes a fresh "
-        "snapshot). Use it to get the ref of a known element without reading the whole snapshot.",
+        "Find elements on the current screen by text, description, id, role or Android class "
+        "(class_name, e.g. EditText; takes a fresh snapshot). Use it to get the ref of a known "
+        "element without reading the whole snapshot.",
         {"selector": SELECTOR},
         _find, required=("selector",), read_only=True,
-        returns="'matches': [{ref, role, text, desc, states, bounds}], actionable ones first "
+        returns="'matches': [{ref, role, text, desc, states, bounds, resource_id, class_name, "
+                "clickable, focusable, scrollable, checked, enabled, …}], actionable ones first "
                 "(a plain label has ref null and 'inside_ref': the ref of the row or button "
                 "it sits in), and 'count'.",
         floor_ms=10_000,
@@ -634,13 +640,16 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wait_for",
         "Wait until an element matching the selector is on screen — or, with gone=true, "
-        "until none is (a spinner or dialog went away). Fails with TIMEOUT otherwise.",
+        "until none is (a spinner or dialog went away). Fails with TIMEOUT otherwise, or "
+        "with error_on_timeout=false answers found=false.",
         {"selector": SELECTOR,
          "timeout": _p("timeout", "seconds to wait at most (default: the session's, 10)"),
          "gone": {"type": "boolean",
-                  "description": "wait for it to disappear instead (default false)"}},
+                  "description": "wait for it to disappear instead (default false)"},
+         "error_on_timeout": _ERROR_ON_TIMEOUT},
         verbs.wait_for, required=("selector",), read_only=True,
-        returns="'match': the element {ref, role, text, desc, bounds} (nothing when gone).",
+        returns="'found', and 'match': the element {ref, role, text, desc, bounds} (nothing "
+                "when gone).",
         waits="timeout", waits_default="session",
         cli="wait-for-element",
     ),
@@ -668,30 +677,51 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"selector": SELECTOR,
          "all": {"type": "boolean", "description": "every match, not just the first"},
          "regex": {"type": "string", "minLength": 1, "maxLength": 1000,
-                   "description": "a regular expression the text must contain a match of"}},
+                   "description": "a regular expression the text must contain a match of"},
+         "container": {**SELECTOR, "description": "only elements inside this container (a "
+                                                  "list, a dialog, a card)"},
+         "container_ref": _p("ref", "the container's ref, instead of container")},
         verbs.read, required=("selector",), read_only=True,
         returns="'text' (or 'texts' and 'count' with all=true).",
     ),
     ToolSpec(
         "wait_for_text",
         "Wait until some text appears on screen (case-insensitive), e.g. after starting a "
-        "slow load. Fails with TIMEOUT if it does not appear in time.",
+        "slow load. Fails with TIMEOUT if it does not appear in time (error_on_timeout=false: "
+        "answers found=false).",
         {"text": _p("text", "the text to wait for", minLength=1),
          "timeout": _p("timeout", "seconds to wait at most (default: the session's, 10)"),
-         "max_chars": PARAMS["max_chars"]},
+         "max_chars": PARAMS["max_chars"],
+         "error_on_timeout": _ERROR_ON_TIMEOUT},
         _wait_for_text, required=("text",), read_only=True,
-        returns="the snapshot in which the text appeared.",
+        returns="'found', and the snapshot in which the text appeared.",
         waits="timeout", waits_default="session",
         cli="wait-for", cli_args=("text",),
     ),
     ToolSpec(
         "wait_stable",
-        "Wait until the screen stops changing (animations and loading done), then look at it.",
+        "Wait until the screen stops changing (animations and loading done), then look at it. "
+        "match_percentage below 100 tolerates small changes (a clock, a progress bar): the "
+        "screen counts as idle when two snapshots in a row are that alike.",
         {"timeout": _p("timeout", "seconds to wait at most, at least 1 (reading the screen "
                                   "twice takes time; default: the session's, 10)", minimum=1),
-         "max_chars": PARAMS["max_chars"]},
-        _wait_stable, read_only=True, returns="the settled snapshot.",
+         "match_percentage": {"type": "number", "minimum": 0, "maximum": 100,
+                              "description": "how alike two snapshots in a row must be, in "
+                                             "% of their lines (default 100: identical)"},
+         "max_chars": PARAMS["max_chars"],
+         "error_on_timeout": _ERROR_ON_TIMEOUT},
+        _wait_stable, read_only=True,
+        returns="the settled snapshot, 'idle' and the 'similarity' (%) of the last two.",
         waits="timeout", waits_default="session",
+    ),
+    ToolSpec(
+        "wait",
+        "Wait a fixed time (seconds, e.g. 1.5) without looking: an app loading, an animation, "
+        "pacing steps. Prefer wait_for / wait_for_text when you know what to wait for.",
+        {"seconds": {"type": "number", "minimum": 0, "maximum": 600,
+                     "description": "how long, in seconds (fractions allowed)"}},
+        seed.wait, required=("seconds",), read_only=True, returns="'done'.",
+        waits="seconds", waits_default=0.0,
     ),
     ToolSpec(
         "devices",
@@ -706,8 +736,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Set defaults for the rest of the session: the device to use, how long waits last, "
         "the snapshot size, and whether actions return a fresh snapshot (observe) after "
         "settling for 'settle' seconds.",
-        {"device": _p("device", "default device (serial, host:port or 'virtual'); empty "
-                                "string to go back to discovery", minLength=0),
+        {"device": _p("device", "default device (serial, host:port or 'virtual'); 'auto' to "
+                                "go back to discovery (a blank device is refused)"),
          "timeout": _p("timeout", "default seconds for waits"),
          "max_chars": PARAMS["max_chars"],
          "observe": {"type": ["boolean", "string"], "enum": [True, False, "diff"],
@@ -827,18 +857,45 @@ TOOLS: tuple[ToolSpec, ...] = (
         cli_args=("path", "text"),
     ),
     ToolSpec(
-        "read_file", "Read a file on the device (or a part of it).",
+        "read_file",
+        "Read a file on the device (or a part of it): by bytes (offset, max_bytes), or a "
+        "text file by lines (start_line, line_count: numbered lines).",
         {"path": PARAMS["path"],
          "max_bytes": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
                        "description": "return at most this many bytes (default 20000)"},
          "offset": {"type": "integer", "minimum": 0,
                     "description": "start at this byte (default 0): to read on after a cut "
-                                   "result, pass its next_offset"}},
+                                   "result, pass its next_offset"},
+         "start_line": {"type": "integer", "minimum": 1,
+                        "description": "read lines from this one on (1 = the first)"},
+         "line_count": {"type": "integer", "minimum": 1, "maximum": 10_000,
+                        "description": "how many lines (default 200)"}},
         _read_file, required=("path",), group="files", read_only=True,
         returns="the content as text (UTF-8) or base64, its 'size', and when cut "
-                "'truncated', 'next_offset' and a note.",
+                "'truncated', 'next_offset' and a note; by lines: 'text' with 'N: ' before "
+                "each line, 'has_more' and 'next_line'.",
         floor_ms=30_000,
         cli_args=("path",),
+    ),
+    ToolSpec(
+        "replace_in_file",
+        "Replace text in a text file on the device: the first occurrence of old_text, or "
+        "every one with replace_all. Nothing changes when old_text is not there.",
+        {"path": PARAMS["path"],
+         "old_text": {"type": "string", "minLength": 1, "description": "the exact text to find"},
+         "new_text": {"type": "string", "description": "what replaces it"},
+         "replace_all": {"type": "boolean",
+                         "description": "replace every occurrence (default: the first)"}},
+        seed.replace_in_file, required=("path", "old_text", "new_text"), group="files",
+        destructive=True, returns="'done' and how many were 'replaced'.", floor_ms=30_000,
+    ),
+    ToolSpec(
+        "storage_locations",
+        "List where files can go on the device: shared storage (/sdcard), removable volumes, "
+        "the shell's scratch space (/data/local/tmp), with free and total space.",
+        {}, seed.storage_locations, group="files", read_only=True,
+        returns="'locations': [{path, name, kind, available_bytes, total_bytes, mount, "
+                "writable}].",
     ),
     ToolSpec(
         "write_file", "Write text to a file on the device (replacing it).",
@@ -879,7 +936,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "logcat",
         "Read the device log (most recent lines), e.g. to find why an app crashed; filter "
-        "by time, app, process, priority or tag.",
+        "by time (since, until), app, process, priority or tag.",
         {"lines": {"type": "integer", "minimum": 1, "maximum": 100_000,
                    "description": "how many recent lines (default 200)"},
          "tag": {"type": "string", "minLength": 1, "maxLength": 100,
@@ -890,6 +947,9 @@ TOOLS: tuple[ToolSpec, ...] = (
          "since": {"type": ["string", "number"],
                    "description": "only lines from then on: seconds since the epoch, or an "
                                   "ISO 8601 time (without a zone: the device's time)"},
+         "until": {"type": ["string", "number"],
+                   "description": "only lines up to then: seconds since the epoch, or an ISO "
+                                  "8601 time (without a zone: the device's time)"},
          "package": _p("package", "only this app's processes"),
          "pid": {"type": "integer", "minimum": 1, "description": "only this process"},
          "priority": {"type": "string", "enum": list("VDIWEF"),
@@ -964,10 +1024,39 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "annotated_screenshot",
         "Take a screenshot with every ref boxed and numbered, plus the matching snapshot: "
-        "see what each ref is, then act by ref.",
-        {"max_chars": PARAMS["max_chars"]},
+        "see what each ref is, then act by ref. Sized like screenshot (JPEG, 1024 px by "
+        "default; format, quality, max_side).",
+        {"max_chars": PARAMS["max_chars"], **seed.IMAGE_PARAMS},
         _annotated_screenshot, group="vision", read_only=True,
-        returns="a PNG with numbered boxes and the snapshot they match.",
+        returns="the image with numbered boxes (as screenshot's) and the snapshot they match.",
+        floor_ms=10_000,
+    ),
+    # -- editing a field in place -------------------------------------------------------
+    ToolSpec(
+        "insert_text",
+        "Type text into a text field at a character offset (0 = the start), or at the end "
+        "when offset is left out, keeping what the field holds (type replaces it). The "
+        "caret is moved with the arrow keys; the field is read back to check.",
+        {**_TARGET, "text": _p("text", "what to insert", minLength=1),
+         "offset": {"type": "integer", "minimum": 0,
+                    "description": "where: characters from the start (default: the end)"}},
+        seed.insert_text, required=("text",), group="edit", acts=True,
+        returns=_ACT + " Also 'field_text': the field's text afterwards.",
+        floor_ms=10_000,
+    ),
+    ToolSpec(
+        "replace_text",
+        "Replace part of a text field's text: the first occurrence of search, or characters "
+        "start to end (0-based, end excluded), with text (empty text deletes them). The "
+        "caret is moved with the arrow keys and the part deleted with the delete key; the "
+        "field is read back to check.",
+        {**_TARGET, "text": _p("text", "the replacement (empty: just delete)"),
+         "search": {"type": "string", "minLength": 1, "description": "the text to replace"},
+         "start": {"type": "integer", "minimum": 0, "description": "first character to replace"},
+         "end": {"type": "integer", "minimum": 0,
+                 "description": "the character after the last one to replace"}},
+        seed.replace_text, group="edit", acts=True,
+        returns=_ACT + " Also 'field_text': the field's text afterwards.",
         floor_ms=10_000,
         image=True,
     ),

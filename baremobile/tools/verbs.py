@@ -26,11 +26,17 @@ def wait_for(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     timeout = _seconds(ctx, a)
     interval = min(0.5, max(0.05, timeout / 10))
     sel = dict(a["selector"])
+    fail = a.get("error_on_timeout", True)
     if a.get("gone"):
-        ctx.page.wait_for(sel, timeout=timeout, interval=interval, gone=True)
-        return {"done": f"{what(sel)} is gone"}
-    node = ctx.page.wait_for(sel, timeout=timeout, interval=interval)
-    return {"done": f"{what(sel)} is on screen", "match": node_data(node)}
+        left = ctx.page.wait_for(sel, timeout=timeout, interval=interval, gone=True, fail=fail)
+        if left is not None:
+            return {"found": True, "gone": False, "match": node_data(left),
+                    "done": f"{what(sel)} is still on screen after {timeout:g} s"}
+        return {"found": False, "gone": True, "done": f"{what(sel)} is gone"}
+    node = ctx.page.wait_for(sel, timeout=timeout, interval=interval, fail=fail)
+    if node is None:
+        return {"found": False, "done": f"{what(sel)} did not appear within {timeout:g} s"}
+    return {"found": True, "done": f"{what(sel)} is on screen", "match": node_data(node)}
 
 
 def scroll_until(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +51,10 @@ def scroll_until(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 def read(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     sel = dict(a["selector"])
-    got = ctx.page.read(sel, all=a.get("all", False), regex=a.get("regex"))
+    if "container" in a and "container_ref" in a:
+        raise InvalidArgument("give container or container_ref, not both")
+    within = dict(a["container"]) if "container" in a else a.get("container_ref")
+    got = ctx.page.read(sel, all=a.get("all", False), regex=a.get("regex"), within=within)
     if isinstance(got, list):
         return {"texts": got, "count": len(got)}
     return {"text": got}
@@ -156,7 +165,7 @@ def append_file(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 def logcat(ctx: Any, a: dict[str, Any], cut: Any) -> dict[str, Any]:
     got = ctx.page.read_log(lines=a.get("lines", 200), tag=a.get("tag"), since=a.get("since"),
                             package=a.get("package"), pid=a.get("pid"),
-                            priority=a.get("priority"))
+                            priority=a.get("priority"), until=a.get("until"))
     out = cut(got["log"], a.get("max_chars", ctx.options.max_chars))
     if got.get("pids"):
         out["pids"] = got["pids"]

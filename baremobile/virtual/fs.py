@@ -9,13 +9,14 @@ as Android does. Thread-safe: every stream of every connection may touch it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import posixpath
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["FileSystem", "Entry"]
@@ -48,6 +49,8 @@ _UNLISTABLE = ("/data", "/data/app", "/data/data")
 #: Trees the ``shell`` user may write under; everything else answers EACCES or EROFS.
 _WRITABLE = ("/data/local/tmp", "/storage/emulated/0")
 _READ_ONLY = ("/system", "/vendor", "/product")
+#: Apps' private data (``drwx------ u0_aNN``): only the app — or ``run-as`` it — reads it.
+_PRIVATE = ("/data/user/", "/data/data/", "/data/user_de/")
 
 
 @dataclass
@@ -84,6 +87,34 @@ class FileSystem:
         self._entries["/system/bin/sh"] = Entry(stat.S_IFREG | 0o755, now, bytearray(b"\x7fELF"))
         self._entries["/dev/null"] = Entry(stat.S_IFCHR | 0o666, now)
         self._providers: dict[str, Callable[[], bytes]] = {}
+        self._acting = threading.local()  # the app data trees this thread runs as (run-as)
+
+    @contextlib.contextmanager
+    def acting_as_app(self, data_dir: str) -> Iterator[None]:
+        """While it lasts, this thread runs as the app owning ``data_dir`` (``run-as``): it
+        may read and write that tree, created (``drwx------``) if the app never wrote it."""
+        root = self.normalize(data_dir)
+        with self._lock:
+            if root not in self._entries:
+                cur, parts = root, []
+                while cur not in self._entries:
+                    parts.append(cur)
+                    cur = posixpath.dirname(cur)
+                for d in reversed(parts):
+                    self._entries[d] = Entry(stat.S_IFDIR | 0o700, self._now())
+        roots = getattr(self._acting, "roots", ())
+        self._acting.roots = (*roots, root)
+        try:
+            yield
+        finally:
+            self._acting.roots = roots
+
+    def _granted(self, p: str) -> bool:
+        return any(p == r or p.startswith(r + "/") for r in getattr(self._acting, "roots", ()))
+
+    def _check_private(self, p: str, path: str) -> None:
+        if p.startswith(_PRIVATE) and p.count("/") > 3 and not self._granted(p):
+            raise _oserror(errno.EACCES, path)
 
     def provide(self, path: str, content: Callable[[], bytes]) -> None:
         """A read-only file whose bytes are made when it is read (what procfs does:
@@ -137,6 +168,7 @@ class FileSystem:
     def listdir(self, path: str) -> list[tuple[str, Entry]]:
         """Children of a directory, sorted by name. Raises ENOENT / ENOTDIR."""
         p = self.normalize(path)
+        self._check_private(p, path)
         with self._lock:
             e = self._entries.get(p)
             if e is None:
@@ -155,6 +187,7 @@ class FileSystem:
     def read(self, path: str) -> bytes:
         """File contents. Raises ENOENT / EISDIR."""
         p = self.normalize(path)
+        self._check_private(p, path)
         with self._lock:
             e = self._entries.get(p)
             if e is None:
@@ -169,6 +202,8 @@ class FileSystem:
 
     # -- changes ------------------------------------------------------------------
     def _check_writable(self, p: str, path: str) -> None:
+        if self._granted(p):
+            return
         if any(p == ro or p.startswith(ro + "/") for ro in _READ_ONLY):
             raise _oserror(errno.EROFS, path)
         if not any(p == w or p.startswith(w + "/") for w in _WRITABLE):
@@ -282,3 +317,12 @@ class FileSystem:
         """Every path in the tree (for debugging and tests)."""
         with self._lock:
             return sorted(self._entries)
+
+
+def tree_bytes(fs: FileSystem, root: str) -> int:
+    """Bytes of the regular files under ``root`` (what ``df`` counts as used there)."""
+    p = fs.normalize(root)
+    prefix = p.rstrip("/") + "/"
+    with fs._lock:
+        return sum(len(e.data) for name, e in fs._entries.items()
+                   if name.startswith(prefix) and not e.is_dir)

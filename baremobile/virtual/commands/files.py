@@ -318,3 +318,63 @@ def dirname(p: Proc) -> Gen:
         return 1
     yield out((posixpath.dirname(p.argv[1].rstrip("/")) or ".") + "\n")
     return 0
+
+
+# -- df -------------------------------------------------------------------------------------
+
+#: the mounts ``df`` reports, like a 128 GB phone's: (mount point, device, size in KiB,
+#: KiB used when the phone is new). Shared storage (``/storage/emulated``, FUSE over
+#: ``/data/media``) and ``/data`` are one partition: what is written to either uses both.
+_MOUNTS = (
+    ("/", "/dev/block/dm-0", 1_016_616, 1_011_528),
+    ("/data", "/dev/block/dm-48", 115_658_204, 21_402_972),
+    ("/storage/emulated", "/dev/fuse", 115_658_204, 21_402_972),
+)
+
+
+def _mount_of(path: str) -> tuple[str, str, int, int]:
+    best = _MOUNTS[0]
+    for m in _MOUNTS:
+        inside = path == m[0] or path.startswith(m[0].rstrip("/") + "/")
+        if inside and len(m[0]) > len(best[0]):
+            best = m
+    return best
+
+
+@command("df")
+def df(p: Proc) -> Gen:
+    """toybox ``df [-k|-h] [PATH…]``: each path's file system (the mount holding it),
+    1K blocks; files the shell wrote under ``/data`` or shared storage count as used."""
+    from baremobile.virtual.fs import tree_bytes
+
+    args = [a for a in p.argv[1:] if not a.startswith("-")]
+    human = "-h" in p.argv[1:]
+    written = (tree_bytes(p.fs, "/storage/emulated") + tree_bytes(p.fs, "/data")) // 1024
+    rows, status = [], 0
+    targets = [p.path(a) for a in args] or [m[0] for m in _MOUNTS]
+    for path, shown in zip(targets, args or targets, strict=False):
+        if not p.fs.exists(path):
+            yield err(f"df: {shown}: No such file or directory\n")
+            status = 1
+            continue
+        mount, dev, size, used = _mount_of(path)
+        if mount != "/":
+            used += written
+        rows.append((dev, size, used, size - used, mount))
+
+    def fmt(kib: int) -> str:
+        if not human:
+            return str(kib)
+        for unit, n in (("T", 1 << 30), ("G", 1 << 20), ("M", 1 << 10)):
+            if kib >= n:
+                return f"{kib / n:.1f}{unit}"
+        return f"{kib}K"
+
+    head = "Size" if human else "1K-blocks"
+    lines = [f"{'Filesystem':<16} {head:>10} {'Used':>10} {'Available':>10} Use% Mounted on"]
+    for dev, size, used, avail, mount in rows:
+        pct = math.ceil(100 * used / size) if size else 0
+        lines.append(f"{dev:<16} {fmt(size):>10} {fmt(used):>10} {fmt(avail):>10} "
+                     f"{pct:>3}% {mount}")
+    yield out("\n".join(lines) + "\n")
+    return status

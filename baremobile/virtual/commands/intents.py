@@ -74,12 +74,14 @@ class Package:
     launcher: str | None
     version_name: str = "1.0"
     version_code: int = 1
+    debuggable: bool = False
 
 
 def packages(model: Any) -> list[Package]:
     """Installed packages: the scenario's apps, then the base system packages."""
     result = [Package(a.package, a.system, a.launcher_activity,
-                      getattr(a, "version_name", "1.0"), getattr(a, "version_code", 1))
+                      getattr(a, "version_name", "1.0"), getattr(a, "version_code", 1),
+                      getattr(a, "debuggable", False))
               for a in model.screens.apps()]
     known = {p.name for p in result}
     result += [Package(n, True, None) for n in BASE_PACKAGES if n not in known]

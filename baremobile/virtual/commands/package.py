@@ -18,7 +18,7 @@ from baremobile.virtual.commands.intents import (
     short_component,
 )
 from baremobile.virtual.commands.registry import command
-from baremobile.virtual.shell.process import Gen, Proc, err, out
+from baremobile.virtual.shell.process import Gen, Proc, decode, err, out
 
 # -- pm ----------------------------------------------------------------------------------
 
@@ -231,3 +231,54 @@ def pm(p: Proc) -> Gen:
         return (yield from _pm_uninstall(p, args[1:]))
     yield err(f"Unknown command: {sub}\n")
     return 255
+
+
+# -- run-as --------------------------------------------------------------------------------
+
+#: the C library's ``error()`` prefix: run-as prints every refusal as ``run-as: …``
+_RUN_AS = "run-as: "
+
+
+@command("run-as")
+def run_as(p: Proc) -> Gen:
+    """``run-as PACKAGE [--user N] [COMMAND [ARGS]]``, as AOSP ``system/core/run-as/run-as.cpp``
+    does it: only a debuggable application may be entered (``package not debuggable: …``,
+    ``unknown package: …``, ``package not an application: …``, each exit status 1); the
+    command then runs in the package's data directory (``$HOME``), the shell when none is
+    given (reading its script from stdin)."""
+    args = p.argv[1:]
+    if not args:
+        yield err(_RUN_AS + "usage: run-as <package-name> [--user <uid>] <command> [<args>]\n\n")
+        return 1
+    name, rest = args[0], args[1:]
+    user = 0
+    if len(rest) >= 2 and rest[0] == "--user":
+        try:
+            user = int(rest[1])
+        except ValueError:
+            user = 0
+        rest = rest[2:]
+        if user < 0:
+            yield err(_RUN_AS + f"negative user id: {user}\n")
+            return 1
+    pkg = find_package(p.model, name)
+    if pkg is None:
+        yield err(_RUN_AS + f"unknown package: {name}\n")
+        return 1
+    if pkg.system and pkg.name in ("android",):
+        yield err(_RUN_AS + f"package not an application: {name}\n")
+        return 1
+    if not pkg.debuggable:
+        yield err(_RUN_AS + f"package not debuggable: {name}\n")
+        return 1
+    home = f"/data/user/{user}/{pkg.name}"
+    env = {**p.env, "HOME": home, "PATH": "/product/bin:/apex/com.android.runtime/bin:"
+           "/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:"
+           "/vendor/bin:/vendor/xbin"}
+    env.pop("IFS", None)
+    with p.fs.acting_as_app(home):  # the app's uid: its data and nothing else of others'
+        if rest:
+            script = 'cd "$HOME" || exit 1\n"$@"'
+            return (yield from p.shell.run_script(script, rest[0], rest, env, p.io))
+        script = 'cd "$HOME" || exit 1\n' + decode(p.stdin.read())
+        return (yield from p.shell.run_script(script, "sh", [], env, p.io))

@@ -205,6 +205,7 @@ class AppDef:
     screens: list[str]
     views: list[ViewDef]
     launch_by_label: bool = False
+    debuggable: bool = False  # android:debuggable: ``run-as`` may enter its data
 
 
 @dataclass

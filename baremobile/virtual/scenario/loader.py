@@ -38,7 +38,7 @@ DEMO_PATH = Path(__file__).parent.parent / "scenarios" / "demo" / "demo.yaml"
 _SCREEN_KEYS = ("xml", "activity", "vars", "filter", "resize", "keyboard", "cancelable", "on",
                 "system_bars", "zoom", "web")
 _APP_KEYS = ("package", "label", "activity", "system", "version", "version_code", "start",
-             "screens", "view", "launch_by_label")
+             "screens", "view", "launch_by_label", "debuggable")
 _TOP_KEYS = ("scenario", "name", "device", "system_ui", "home", "start", "apps", "recorded")
 
 #: the file ``virtual:DIR`` (a directory) means
@@ -151,6 +151,7 @@ def load_scenario(path: str | Path) -> Scenario:
             views=[],
             launch_by_label=as_bool(ctx, aspec.get("launch_by_label", True), "launch_by_label",
                                   node=aspec),
+            debuggable=as_bool(ctx, aspec.get("debuggable", False), "debuggable", node=aspec),
         )
         scenario.apps[pkg] = app
         screens = aspec.get("screens") or {}

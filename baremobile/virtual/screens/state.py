@@ -44,6 +44,7 @@ class AppInfo:
     system: bool  # False for third-party apps (``pm list packages -3``)
     version_name: str = "1.0"
     version_code: int = 1
+    debuggable: bool = False  # a build with android:debuggable (``run-as`` works)
 
 
 class ScreenInstance:
@@ -393,7 +394,8 @@ class ScreenState:
     def app_infos(self) -> list[AppInfo]:
         """Every installed app, the scenario's plus the system's own."""
         out = [
-            AppInfo(a.package, a.label, a.activity, a.system, a.version_name, a.version_code)
+            AppInfo(a.package, a.label, a.activity, a.system, a.version_name, a.version_code,
+                    getattr(a, "debuggable", False))
             for a in self.apps.values()
         ]
         have = {a.package for a in out}

@@ -1,0 +1,81 @@
+"""An app's SharedPreferences over ADB, without anything installed: ``run-as``.
+
+``run-as PACKAGE CMD`` runs ``CMD`` as the app, in its data directory, when the app is a
+debuggable build (AOSP ``system/core/run-as/run-as.cpp``; it answers ``run-as: package not
+debuggable: PKG``, ``run-as: unknown package: PKG`` or ``run-as: package not an
+application: PKG`` otherwise, exit status 1). So:
+
+* reading is ``run-as PKG cat shared_prefs/NAME.xml`` (a missing file is an empty map);
+* writing pushes the new text to ``/data/local/tmp`` (sync: any size, any bytes), then
+  ``run-as PKG sh -c 'mkdir -p shared_prefs && cat > shared_prefs/NAME.xml && rm -f
+  shared_prefs/NAME.xml.bak' < TMP`` — the shell user opens the file, the app's uid
+  writes its own; the ``.bak`` goes because ``SharedPreferencesImpl`` would load a backup
+  instead of the file — and removes the temporary file.
+
+An app that is running keeps its preferences in memory and writes them back on its next
+commit: the caller stops it first (``am force-stop``) so it reads the new file when it
+starts again.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from baremobile.android import prefs
+from baremobile.android.shell_words import command_line, validate_package
+from baremobile.device.core import Device
+from baremobile.errors import CommandFailed, InvalidArgument, NotDebuggable
+
+__all__ = ["read", "write"]
+
+_REFUSALS = ("package not debuggable", "unknown package", "package not an application",
+             "package has corrupt installation", "package has non-application uid",
+             "run-as is disabled")
+
+
+def _run_as(device: Device, package: str, script: str, *, stdin_file: str | None = None,
+            timeout: float = 30.0) -> str:
+    """Run ``sh -c script`` as ``package`` (``run-as``); its refusals typed."""
+    line = command_line(["run-as", package, "sh", "-c", script])
+    if stdin_file is not None:
+        line += " < " + command_line([stdin_file])
+    r = device.transport.shell(line, timeout=timeout)
+    said = (r.stderr or r.stdout or b"").decode("utf-8", "replace").strip()
+    if r.exit_code != 0 and said.startswith("run-as:"):
+        reason = said.splitlines()[0][len("run-as:"):].strip()
+        if reason.startswith("package not debuggable"):
+            raise NotDebuggable(f"{package} is not a debuggable build: run-as refused it "
+                                f"({said.splitlines()[0]})", device_output=said)
+        if reason.startswith("unknown package"):
+            raise InvalidArgument(f"{package} is not installed ({said.splitlines()[0]})",
+                                  hint="list_apps lists the installed packages")
+        if reason.startswith(_REFUSALS):
+            raise NotDebuggable(f"run-as refused {package}: {said.splitlines()[0]}",
+                                device_output=said,
+                                hint="only a debuggable app's data can be reached")
+        raise CommandFailed(f"run-as {package} failed: {said[:300]}", command=line,
+                            exit_code=r.exit_code, output=said)
+    return r.check().text
+
+
+def read(device: Device, package: str, name: str) -> str:
+    """The text of ``package``'s ``shared_prefs/NAME.xml`` (empty when the file is absent)."""
+    package = validate_package(package)
+    name = prefs.check_file_name(name)
+    path = command_line([f"shared_prefs/{name}.xml"])
+    return _run_as(device, package, f"if [ -f {path} ]; then cat {path}; fi")
+
+
+def write(device: Device, package: str, name: str, text: str) -> None:
+    """Replace ``package``'s ``shared_prefs/NAME.xml`` with ``text`` (as the app's uid)."""
+    package = validate_package(package)
+    name = prefs.check_file_name(name)
+    tmp = f"/data/local/tmp/.baremobile-prefs-{secrets.token_hex(6)}.xml"
+    device.transport.push(text.encode("utf-8"), tmp)
+    target = command_line([f"shared_prefs/{name}.xml"])
+    backup = command_line([f"shared_prefs/{name}.xml.bak"])
+    try:
+        _run_as(device, package, f"mkdir -p shared_prefs && cat > {target} && rm -f {backup}",
+                stdin_file=tmp)
+    finally:
+        device.transport.shell(command_line(["rm", "-f", tmp]), timeout=10)
