@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from baremobile.android.input_method import GREP_PATTERN, InputTarget, parse_input_target
 from baremobile.android.png import PNG_SIGNATURE, png_problem
 from baremobile.android.shell_words import (
     MAX_COMMAND,
@@ -128,6 +129,14 @@ class Device:
         if act.startswith("."):
             act = pkg + act
         return Focus(pkg, act)
+
+    def input_target(self) -> InputTarget:
+        """Which view the input method serves and whether it takes text (``dumpsys
+        input_method``, filtered on the device: one round trip, no dump; see
+        :mod:`baremobile.android.input_method`)."""
+        text = self.transport.shell(
+            f"dumpsys input_method | grep -E {quote(GREP_PATTERN)}").text
+        return parse_input_target(text)
 
     # -- files ------------------------------------------------------------------------
     def file_info(self, path: str) -> tuple[int, str]:

@@ -87,6 +87,16 @@ class AsyncPage:
     def allow_eval(self, value: bool) -> None:
         self.page.allow_eval = bool(value)
 
+    @property
+    def trust_refs(self) -> bool:
+        """Whether refs are acted on as the last snapshot shows them, without reading the
+        screen again when it may have changed (off by default; see :attr:`Page.trust_refs`)."""
+        return self.page.trust_refs
+
+    @trust_refs.setter
+    def trust_refs(self, value: bool) -> None:
+        self.page.trust_refs = bool(value)
+
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
         return self.page.cancel("AsyncPage.cancel()")
@@ -494,6 +504,14 @@ class AsyncPage:
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
 
+        The target must take text. A text field is tapped and typed into in one round trip.
+        Anything else that a tap can open a field with (a search bar) is tapped, then the
+        input method is asked whether a text field has focus now (``dumpsys input_method``:
+        a round trip, repeated for up to 2 s while an app opens): if none has,
+        :class:`~baremobile.errors.NotEditable` — nothing is typed. An element a tap cannot
+        open a field with (a switch, a list, a label) and a disabled one are refused before
+        anything is sent.
+
         Emptying on Android 13+ is select-all and delete. Older Android can only delete
         backwards, so the field is read from the device after it has focus (one extra dump,
         which leaves :attr:`last_snapshot` as it is) and that many characters are deleted:
@@ -503,6 +521,19 @@ class AsyncPage:
             lambda: self.page.type(target, text, clear=clear, submit=submit),
             'type',
         )
+
+    async def verify_typed(self, snapshot: Snapshot | None = None) -> str | None:
+        """Check that the field the last :meth:`type` typed into holds the text, and return
+        what it holds; :class:`~baremobile.errors.TextMismatch` names what it shows instead.
+
+        ``snapshot`` is one taken right after the ``type`` (the tools pass the one they
+        observe with: no extra dump); without it the screen is read now (one dump). None —
+        nothing to check — when the last verb that acted was not a ``type``, when it pressed
+        Enter (the screen moves on), or when no text field is on the screen any more.
+        Formatting the field adds (spaces, dashes, parentheses in a phone number) is
+        allowed; a password is checked by its length when its text shows as dots.
+        """
+        return await self._run(lambda: self.page.verify_typed(snapshot), 'verify_typed')
 
     async def focused_field(self) -> RefNode | None:
         """The text field that has focus, read from the device now (a fresh dump; the last

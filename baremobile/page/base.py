@@ -12,7 +12,10 @@ in flight — and the three things every verb needs:
   arguments, result or error and timing, and counts the verbs that may change the screen;
 * **observing** (:meth:`PageBase.snapshot`, :meth:`PageBase.find`): the dump streamed into
   the pruner, web pages merged in;
-* **resolving targets**: a ref or a selector to the point to touch.
+* **resolving targets**: a ref or a selector to the point to touch — read again from the
+  screen when a verb that may have changed it ran since the last snapshot (one dump; none
+  while the snapshot is fresh, or with :attr:`PageBase.trust_refs`) — and whether the
+  element can take the action (not covered by another window, not disabled).
 
 Verb families (``actions``, ``waits``, ``gestures``, ``apps``, ``files``, ``system``,
 ``reading``, ``web``) are subclasses of this base, so everything they reach on the host is
@@ -35,8 +38,10 @@ from baremobile.device.core import Device
 from baremobile.device.touch import Touch
 from baremobile.errors import (
     Cancelled,
+    ElementDisabled,
     InvalidArgument,
     PageClosed,
+    RefChanged,
     RefCovered,
     RefNotFound,
 )
@@ -48,12 +53,14 @@ from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport
 from baremobile.transport.cancel import CancelToken, cancel_scope
 
-__all__ = ["PageBase", "Step", "StepObserver", "verb", "WEB_TIMEOUT"]
+__all__ = ["PageBase", "Step", "StepObserver", "Typed", "describe", "refused", "verb",
+           "WEB_TIMEOUT"]
 
 #: The most a snapshot waits for its pages (the native part never waits for them).
 WEB_TIMEOUT = 15.0
 
 F = TypeVar("F", bound=Callable[..., Any])
+E = TypeVar("E", bound=BaseException)
 
 
 @dataclass
@@ -83,10 +90,26 @@ class StepObserver(Protocol):
     def step_ended(self, page: PageBase, step: Step) -> None: ...
 
 
+def refused(exc: E) -> E:
+    """Mark an error raised before the verb sent anything (a ref that cannot be acted on, a
+    disabled element): the verb did not change the screen, so it does not make the last
+    snapshot stale (:attr:`PageBase.actions` does not count it)."""
+    exc.nothing_sent = True  # type: ignore[attr-defined]
+    return exc
+
+
+def _sent_nothing(exc: BaseException) -> bool:
+    """Whether a verb that raised ``exc`` sent nothing that could change the screen: its
+    arguments were rejected (:class:`~baremobile.errors.InvalidArgument`, by definition
+    before anything is sent) or it was :func:`refused`."""
+    return isinstance(exc, InvalidArgument) or bool(getattr(exc, "nothing_sent", False))
+
+
 def verb(*, acts: bool = False) -> Callable[[F], F]:
     """Make a method a verb of the page: it runs under the page's guard
     (:meth:`PageBase._using`), is shown to the page's observers when it is the outermost
-    call, and — with ``acts`` — counts as something that may have changed the screen.
+    call, and — with ``acts`` — counts as something that may have changed the screen
+    (unless it raised before sending anything: :func:`refused`, invalid arguments).
 
     A whole screen an outermost verb returns (a :class:`Snapshot` that is not a diff) is
     what its caller was shown: later ``snapshot(diff=True)`` calls may be diffs against it.
@@ -111,6 +134,17 @@ def verb(*, acts: bool = False) -> Callable[[F], F]:
         return cast(F, run)
 
     return wrap
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the last ``type`` did, for ``verify_typed``."""
+
+    ref: int | None  #: the field's ref (None: whatever field had or took focus)
+    text: str
+    clear: bool
+    submit: bool
+    at: int  #: :attr:`~PageBase.actions` right after it
 
 
 @dataclass(frozen=True)
@@ -156,6 +190,12 @@ class PageBase:
         self.actions = 0
         #: :attr:`actions` when the last snapshot was taken
         self._snapshot_actions = 0
+        #: act on refs and selectors as the last snapshot shows them even when a verb that
+        #: may have changed the screen ran since (no dump to read them again): for scripts
+        #: that know their screen and want the speed. Off by default — see docs/page.md
+        self.trust_refs = False
+        #: what the last ``type`` did (``verify_typed`` checks the field holds it)
+        self._typed: Typed | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -194,10 +234,14 @@ class PageBase:
             if self._closed:
                 raise PageClosed(f"the page for {self.serial} is closed")
             if self._token is not None:
+                counted = acts
                 try:
                     yield _NESTED
+                except BaseException as exc:
+                    counted = acts and not _sent_nothing(exc)
+                    raise
                 finally:
-                    if acts:
+                    if counted:
                         self.actions += 1
                 return
             before = self._last
@@ -206,12 +250,14 @@ class PageBase:
                 step = self._step = Step(name, args, dict(kwargs or {}), acts, time.time())
                 self._tell("step_started", step)
             began = time.monotonic()
+            counted = acts
             with cancel_scope() as token:
                 self._token = token
                 try:
                     yield _Frame(True, step)
                     token.settle(f"the call on {self.serial}")
                 except BaseException as exc:
+                    counted = acts and not _sent_nothing(exc)
                     if token.cancelled:
                         self._last = before
                         if not isinstance(exc, Cancelled):
@@ -226,7 +272,7 @@ class PageBase:
                     raise
                 finally:
                     self._token = None
-                    if acts:
+                    if counted:
                         self.actions += 1
                     if step is not None:
                         step.seconds = time.monotonic() - began
@@ -396,12 +442,32 @@ class PageBase:
         return sel.matches(snap)
 
     # -- resolving targets --------------------------------------------------------------
+    def _stale(self) -> bool:
+        """Whether the last snapshot may not show the screen as it is: a verb that may
+        change it ran since (and refs are not trusted, :attr:`trust_refs`)."""
+        return (self._last is not None and not self.trust_refs
+                and self._snapshot_actions != self.actions)
+
+    def _refresh(self) -> Snapshot:
+        """The screen read again to resolve a target (one dump, web pages merged as the
+        last snapshot did); it becomes :attr:`last_snapshot`, the refs keep their numbers.
+        It is not an observation: later ``diff=True`` snapshots are still taken against
+        what the caller saw."""
+        return cast(Snapshot, self.snapshot(web=self._web))
+
     def _ref(self, ref: int) -> RefNode:
         if self._last is None:
-            raise RefNotFound(
+            raise refused(RefNotFound(
                 f"ref {ref}: there is no snapshot yet",
                 hint="take a snapshot ({snapshot}) and use a ref from it",
-            )
+            ))
+        if self._stale():
+            before = self._last
+            now = self._refresh()
+            if ref in now.refs:
+                return now.refs[ref]  # the same element, wherever it is now
+            if ref in before.refs:
+                self._lost(ref, before, now)
         try:
             return self._last.refs[ref]
         except KeyError:
@@ -412,16 +478,43 @@ class PageBase:
         )
         if self._refs.issued(ref):
             what = self._refs.gone.get(ref)
-            raise RefNotFound(
+            raise refused(RefNotFound(
                 f"ref {ref}{f' ({what})' if what else ''} is gone: its element is not on the "
                 "screen any more",
                 hint=hint,
-            )
-        raise RefNotFound(
+            ))
+        raise refused(RefNotFound(
             f"ref {ref} was never given on this page"
             + (f" (refs so far: 1–{self._refs.next - 1})" if self._refs.next > 1 else ""),
             hint=hint,
-        )
+        ))
+
+    def _lost(self, ref: int, before: Snapshot, now: Snapshot) -> None:
+        """Raise why ``ref`` of ``before`` is not on the screen read again (``now``)."""
+        old = before.refs[ref]
+        what = describe(old)
+        hint = "take a new snapshot ({snapshot}) and pick the element from what it shows now"
+        # an element that looks different, new since the snapshot, where the ref's was
+        for r, n in now.refs.items():
+            if r in before.refs or n.package != old.package or n.display != old.display:
+                continue
+            if n.role == old.role and _overlap(old.bounds, n.bounds) >= 0.5:
+                raise refused(RefChanged(
+                    f"ref {ref} ({what}) changed since the snapshot it came from: where it "
+                    f"was, the screen now shows {describe(n)} [ref={r}] — the same element "
+                    "changed beyond recognition, or another one; nothing was sent",
+                    hint=hint))
+        # its scrolling container is still there: it scrolled out of view (or left the list)
+        box = _container(before, ref)
+        if box is not None and box in now.refs:
+            raise refused(RefNotFound(
+                f"ref {ref} ({what}) is off screen: the screen changed since the snapshot "
+                f"it came from and it is not in view in ref {box} "
+                f"({describe(now.refs[box])}) any more; nothing was sent",
+                hint=f"scroll ref {box} to bring it back (or take a new snapshot, {{snapshot}})"))
+        raise refused(RefNotFound(
+            f"ref {ref} ({what}) is gone: the screen changed since the snapshot it came from "
+            "and its element is not on it any more; nothing was sent", hint=hint))
 
     def _target(
         self, target: Target
@@ -444,11 +537,11 @@ class PageBase:
             return self._resolve(int(target))
         if isinstance(target, (Selector, Mapping)):
             sel = Selector.of(target)
-            fresh = self._last is None
-            snap = self._last if self._last is not None else self.snapshot()
+            fresh = self._last is None or self._stale()
+            snap = self._refresh() if fresh else cast(Snapshot, self._last)
             found = sel.matches(snap)
             if len(found) <= sel.index and not fresh:  # the screen may have moved on
-                snap = self.snapshot()
+                snap = self._refresh()
                 found = sel.matches(snap)
             if len(found) > sel.index:
                 n = found[sel.index]
@@ -457,20 +550,66 @@ class PageBase:
                     return ref.center, ref.bounds, ref
                 vis = n.vis or (0, 0, 0, 0)
                 return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
-            raise RefNotFound(
+            raise refused(RefNotFound(
                 f"nothing on screen matches {sel}",
                 hint="take a snapshot and check the element's text, desc or id",
-            )
+            ))
         raise InvalidArgument(
             f"target must be a ref (int) or a selector, not {type(target).__name__}"
         )
 
-    def _touch_point(self, target: Target) -> tuple[int, int, int, RefNode | None]:
-        """(x, y, display, RefNode) to touch; refuses a point under another window."""
+    def _touch_point(self, target: Target, *, enabled: bool = True
+                     ) -> tuple[int, int, int, RefNode | None]:
+        """(x, y, display, RefNode) to touch; refuses a point under another window and —
+        with ``enabled`` (acting on the element, not just pointing at it) — a disabled
+        element."""
         (x, y), _, node = self._target(target)
         if node is not None and node.covered:
-            raise RefCovered(
+            raise refused(RefCovered(
                 f"ref {node.ref} ({node.label or node.role}) lies under another window "
-                "(the keyboard or a dialog): a tap there would land on that window"
-            )
+                "(the keyboard or a dialog): a tap there would land on that window; nothing "
+                "was sent"
+            ))
+        if enabled and node is not None:
+            self._check_enabled(node)
         return x, y, (node.display if node is not None else 0), node
+
+    @staticmethod
+    def _check_enabled(node: RefNode) -> None:
+        if not node.enabled:
+            raise refused(ElementDisabled(
+                f"ref {node.ref} ({describe(node)}) is disabled: a touch would do nothing; "
+                "nothing was sent"))
+
+
+def describe(node: RefNode) -> str:
+    """``Button "OK"``: how a message names an element."""
+    label = node.label or (f"#{node.resource_id.rpartition(':id/')[2]}"
+                           if ":id/" in node.resource_id else "")
+    if len(label) > 60:
+        label = label[:59] + "…"
+    return f'{node.role} "{label}"' if label and not label.startswith("#") else \
+        f"{node.role} {label}".strip()
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """How much of the smaller of two rectangles they share (0–1)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / smaller if smaller > 0 else 0.0
+
+
+def _container(snap: Snapshot, ref: int) -> int | None:
+    """The ref of the nearest scrollable element around ``ref`` in ``snap``, if any."""
+    target = snap.refs.node(ref)
+    stack: list[tuple[Node, int | None]] = [(top, None) for top in snap.tree.children]
+    while stack:
+        node, box = stack.pop()
+        if node is target:
+            return box
+        inner = node.ref if node.ref is not None and snap.refs[node.ref].scrollable else box
+        stack.extend((kid, inner) for kid in node.children)
+    return None

@@ -111,6 +111,16 @@ class AsyncPage:
     def allow_eval(self, value: bool) -> None:
         self.page.allow_eval = bool(value)
 
+    @property
+    def trust_refs(self) -> bool:
+        """Whether refs are acted on as the last snapshot shows them, without reading the
+        screen again when it may have changed (off by default; see :attr:`Page.trust_refs`)."""
+        return self.page.trust_refs
+
+    @trust_refs.setter
+    def trust_refs(self, value: bool) -> None:
+        self.page.trust_refs = bool(value)
+
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
         return self.page.cancel("AsyncPage.cancel()")

@@ -14,6 +14,7 @@ DTDs.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 import defusedxml.ElementTree as DET
 
 __all__ = [
+    "element_id",
     "Node",
     "DumpError",
     "STANDARD_ATTRIBUTES",
@@ -190,9 +192,21 @@ class Node:
             self.dx,
             self.dy,
             self.src,
-            dict(self.meta),
+            {k: v for k, v in self.meta.items() if k != "uid"},  # a copy is another element
         )
         return n
+
+
+_UIDS = itertools.count(1)
+
+
+def element_id(node: Node) -> str:
+    """A name for a model node that lasts as long as the node does (``e17``): the event log
+    says with it which element an input landed on."""
+    uid = node.meta.get("uid")
+    if uid is None:
+        uid = node.meta["uid"] = f"e{next(_UIDS)}"
+    return str(uid)
 
 
 #: the flags :func:`element` writes, in uiautomator's order (``long_clickable`` is

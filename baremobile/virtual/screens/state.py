@@ -58,6 +58,8 @@ class ScreenInstance:
         self.dialogs: list[ScreenInstance] = []
         self.panel: ScreenInstance | None = None
         self.ime = False
+        #: whether the page's focused element takes text (screens with a web page)
+        self.web_editable = False
         self.focus: Node | None = None
         for w in self.windows:
             for n in w.iter():
