@@ -52,7 +52,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.page.web", "baremobile.page.gestures", "baremobile.page.apps",
      "baremobile.page.files", "baremobile.page.system", "baremobile.page.reading"],
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
-    ["baremobile.page.selector", "baremobile.page.screenshot"],
+    ["baremobile.page.selector", "baremobile.page.screenshot", "baremobile.page.whynot"],
     ["baremobile.device"],  # the verb families' commands over a Device
     ["baremobile.device.core"],  # Device: shell verbs and their answers
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)

@@ -138,7 +138,9 @@ def test_a_gone_ref_is_refused_by_name_until_its_element_comes_back(page):
     with pytest.raises(Exception) as exc:
         page.tap(row)
     assert exc.value.code == "REF_NOT_FOUND"
-    assert f"ref {row} (Group \"Network & internet\") is gone" in exc.value.message
+    # named, and said where it went: out of view in its list, which is still on screen
+    assert f"ref {row} (Group \"Network & internet\") is off screen" in exc.value.message
+    assert f"in ref {lst} (List #recycler_view)" in exc.value.message
     page.scroll(lst, "up")
     back = page.snapshot()
     again = next(r for r in back.refs

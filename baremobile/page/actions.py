@@ -13,7 +13,7 @@ from baremobile.android.keycodes import KEYCODES, keycode
 from baremobile.android.shell_words import number, validate_package, validate_uri
 from baremobile.android.text_input import HIDDEN_PASSWORD_DELETES, clear_plan, typing_plan
 from baremobile.errors import InvalidArgument, NotEditable, TextMismatch, UnsupportedText
-from baremobile.page.base import Typed, describe, refused, verb
+from baremobile.page.base import Typed, refused, verb
 from baremobile.page.screenshot import Screenshot
 from baremobile.page.selector import Target
 from baremobile.page.web import WebVerbs
@@ -163,10 +163,9 @@ class ActionVerbs(WebVerbs):
         field = node is not None and node.editable
         if node is not None:
             self._check_enabled(node)
-            if not field and (node.checkable or not (node.clickable or node.long_clickable
-                                                      or node.focusable)):
+            if not field and (node.checkable or not (node.clickable or node.long_clickable)):
                 raise refused(NotEditable(
-                    f"ref {node.ref} ({describe(node)}) takes no text, and a tap on it "
+                    f"ref {node.ref} ({self._words(node)}) takes no text, and a tap on it "
                     "opens no text field (it is "
                     + ("checkable" if node.checkable else "not clickable")
                     + "): nothing was sent"))
@@ -177,7 +176,7 @@ class ActionVerbs(WebVerbs):
         if not field:  # a search bar: does the tap give a text field focus?
             self.device.run_all(commands)
             commands = []
-            self._await_editor(what if node is None else f"{what} ({describe(node)})")
+            self._await_editor(what if node is None else f"{what} ({self._words(node)})")
         if clear:
             api = self.device.api_level
             length = 0

@@ -28,6 +28,7 @@ import contextlib
 import functools
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -41,14 +42,14 @@ from baremobile.errors import (
     ElementDisabled,
     InvalidArgument,
     PageClosed,
-    RefChanged,
     RefCovered,
     RefNotFound,
 )
 from baremobile.page.selector import Selector, Target
+from baremobile.page.whynot import describe, dialog_over, why_not
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
-from baremobile.snapshot.identity import RefTracker
+from baremobile.snapshot.identity import HISTORY, RefTracker
 from baremobile.snapshot.tree import Node
 from baremobile.transport import DUMP_TIMEOUT, Transport
 from baremobile.transport.cancel import CancelToken, cancel_scope
@@ -196,6 +197,8 @@ class PageBase:
         self.trust_refs = False
         #: what the last ``type`` did (``verify_typed`` checks the field holds it)
         self._typed: Typed | None = None
+        #: the snapshots before the last one, newest first (what a gone ref was, and where)
+        self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -375,6 +378,8 @@ class PageBase:
                 snap = again
         if diff:
             snap = snap.diff_from(self._seen, max_chars=max_chars)
+        if self._last is not None:
+            self._recent.appendleft(self._last)
         self._last = snap
         self._snapshot_actions = actions
         return snap
@@ -436,9 +441,11 @@ class PageBase:
     def find(
         self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any
     ) -> list[Node]:
-        """Elements of the last snapshot (taken now if there is none) matching a selector."""
+        """Elements of the screen matching a selector: of the last snapshot, or — when there
+        is none, or a verb that may have changed the screen ran since (and refs are not
+        trusted, :attr:`trust_refs`) — of the screen read now (one dump)."""
         sel = Selector.of(selector if selector is not None else fields_)
-        snap = self._last or self.snapshot()
+        snap = self._refresh() if self._last is None or self._stale() else self._last
         return sel.matches(snap)
 
     # -- resolving targets --------------------------------------------------------------
@@ -461,60 +468,14 @@ class PageBase:
                 f"ref {ref}: there is no snapshot yet",
                 hint="take a snapshot ({snapshot}) and use a ref from it",
             ))
-        if self._stale():
-            before = self._last
-            now = self._refresh()
-            if ref in now.refs:
-                return now.refs[ref]  # the same element, wherever it is now
-            if ref in before.refs:
-                self._lost(ref, before, now)
-        try:
-            return self._last.refs[ref]
-        except KeyError:
-            pass
-        hint = (
-            "take a new snapshot ({snapshot}) and use a ref from it (an element keeps its ref "
-            "while it stays on screen)"
-        )
-        if self._refs.issued(ref):
-            what = self._refs.gone.get(ref)
-            raise refused(RefNotFound(
-                f"ref {ref}{f' ({what})' if what else ''} is gone: its element is not on the "
-                "screen any more",
-                hint=hint,
-            ))
-        raise refused(RefNotFound(
-            f"ref {ref} was never given on this page"
-            + (f" (refs so far: 1–{self._refs.next - 1})" if self._refs.next > 1 else ""),
-            hint=hint,
-        ))
+        now = self._refresh() if self._stale() else self._last
+        if ref in now.refs:
+            return now.refs[ref]  # the same element, wherever it is now
+        raise refused(self._why_not(ref, now))
 
-    def _lost(self, ref: int, before: Snapshot, now: Snapshot) -> None:
-        """Raise why ``ref`` of ``before`` is not on the screen read again (``now``)."""
-        old = before.refs[ref]
-        what = describe(old)
-        hint = "take a new snapshot ({snapshot}) and pick the element from what it shows now"
-        # an element that looks different, new since the snapshot, where the ref's was
-        for r, n in now.refs.items():
-            if r in before.refs or n.package != old.package or n.display != old.display:
-                continue
-            if n.role == old.role and _overlap(old.bounds, n.bounds) >= 0.5:
-                raise refused(RefChanged(
-                    f"ref {ref} ({what}) changed since the snapshot it came from: where it "
-                    f"was, the screen now shows {describe(n)} [ref={r}] — the same element "
-                    "changed beyond recognition, or another one; nothing was sent",
-                    hint=hint))
-        # its scrolling container is still there: it scrolled out of view (or left the list)
-        box = _container(before, ref)
-        if box is not None and box in now.refs:
-            raise refused(RefNotFound(
-                f"ref {ref} ({what}) is off screen: the screen changed since the snapshot "
-                f"it came from and it is not in view in ref {box} "
-                f"({describe(now.refs[box])}) any more; nothing was sent",
-                hint=f"scroll ref {box} to bring it back (or take a new snapshot, {{snapshot}})"))
-        raise refused(RefNotFound(
-            f"ref {ref} ({what}) is gone: the screen changed since the snapshot it came from "
-            "and its element is not on it any more; nothing was sent", hint=hint))
+    def _why_not(self, ref: int, now: Snapshot) -> RefNotFound:
+        """Why ``ref`` is not on the screen ``now`` shows (see :func:`~.whynot.why_not`)."""
+        return why_not(ref, now, self._recent, self._refs)
 
     def _target(
         self, target: Target
@@ -570,46 +531,27 @@ class PageBase:
                 "(the keyboard or a dialog): a tap there would land on that window; nothing "
                 "was sent"
             ))
+        if node is not None and not node.covered:
+            dialog = dialog_over(self._last, node)
+            if dialog:
+                raise refused(RefCovered(
+                    f"ref {node.ref} ({self._words(node)}) is in the app behind a dialog "
+                    f"({dialog}): a tap there would close the dialog or be ignored; nothing "
+                    "was sent",
+                    hint="answer or close the dialog ({back}), then take a new snapshot "
+                         "({snapshot})"))
         if enabled and node is not None:
             self._check_enabled(node)
         return x, y, (node.display if node is not None else 0), node
 
-    @staticmethod
-    def _check_enabled(node: RefNode) -> None:
+    def _words(self, node: RefNode) -> str:
+        """How messages name ``node`` of the last snapshot (:func:`describe`)."""
+        snap = self._last
+        line = snap.refs.node(node.ref) if snap is not None and node.ref in snap.refs else None
+        return describe(node, line)
+
+    def _check_enabled(self, node: RefNode) -> None:
         if not node.enabled:
             raise refused(ElementDisabled(
-                f"ref {node.ref} ({describe(node)}) is disabled: a touch would do nothing; "
+                f"ref {node.ref} ({self._words(node)}) is disabled: a touch would do nothing; "
                 "nothing was sent"))
-
-
-def describe(node: RefNode) -> str:
-    """``Button "OK"``: how a message names an element."""
-    label = node.label or (f"#{node.resource_id.rpartition(':id/')[2]}"
-                           if ":id/" in node.resource_id else "")
-    if len(label) > 60:
-        label = label[:59] + "…"
-    return f'{node.role} "{label}"' if label and not label.startswith("#") else \
-        f"{node.role} {label}".strip()
-
-
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """How much of the smaller of two rectangles they share (0–1)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return w * h / smaller if smaller > 0 else 0.0
-
-
-def _container(snap: Snapshot, ref: int) -> int | None:
-    """The ref of the nearest scrollable element around ``ref`` in ``snap``, if any."""
-    target = snap.refs.node(ref)
-    stack: list[tuple[Node, int | None]] = [(top, None) for top in snap.tree.children]
-    while stack:
-        node, box = stack.pop()
-        if node is target:
-            return box
-        inner = node.ref if node.ref is not None and snap.refs[node.ref].scrollable else box
-        stack.extend((kid, inner) for kid in node.children)
-    return None
