@@ -63,6 +63,16 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
                                        "matches the selector"),
     "REF_COVERED": ("REF_NOT_FOUND", "the element lies under the keyboard or a dialog: "
                                      "hide or close it first"),
+    "REF_CHANGED": ("REF_NOT_FOUND", "the screen changed since the ref's snapshot and "
+                                     "another element is where the ref's was"),
+    # the element is there but cannot take the action, or did not take it
+    "NOT_ACTIONABLE": ("NOT_ACTIONABLE", "the element cannot take this action"),
+    "ELEMENT_DISABLED": ("NOT_ACTIONABLE", "the element is disabled: a touch would do "
+                                           "nothing (nothing was sent)"),
+    "NOT_EDITABLE": ("NOT_ACTIONABLE", "'type' on something that takes no text and opens "
+                                       "no text field: nothing was typed"),
+    "TEXT_MISMATCH": ("NOT_ACTIONABLE", "the text was typed but the field shows something "
+                                        "else afterwards"),
     # reaching a device
     "NO_DEVICES": ("DEVICE_UNAVAILABLE", "discovery (or the named spec) found no device"),
     "MULTIPLE_DEVICES_DEVICE_ID_REQUIRED": ("DEVICE_UNAVAILABLE",
@@ -407,6 +417,15 @@ def call(
                         time.sleep(options.settle)
                     snap = _spec.observe_snapshot(ctx, diff=options.observe == "diff")
                     result.update(_spec.snapshot_result(ctx, snap, options.max_chars))
+                    if tool.check is not None:
+                        try:
+                            tool.check(ctx, snap)
+                        except BaremobileError as exc:
+                            # the observation comes with the error: the model is shown it
+                            # (later diffs are taken against it)
+                            exc.data = {k: v for k, v in result.items()  # type: ignore[attr-defined]
+                                        if k != "done"}
+                            raise
             result = {"device": page.serial, **result}
         return {"ok": True, "tool": tool.name, **result}
     except BaremobileError as exc:
@@ -439,6 +458,8 @@ def to_text(result: Mapping[str, Any]) -> str:
         lines = [f"error {err.get('code', 'ERROR')}: {err.get('message', '')}"]
         if err.get("hint"):
             lines.append(f"hint: {err['hint']}")
+        if isinstance(result.get("snapshot"), str):  # the observation an error came with
+            lines.append(result["snapshot"])
         return "\n".join(lines)
     lines = []
     if result.get("done"):

@@ -73,6 +73,9 @@ class ToolSpec:
     #: leaves it out: seconds, ``"session"`` (the session's ``timeout``) or None (no limit)
     waits: str | None = None
     waits_default: float | str | None = None
+    #: run on the observation after acting (``observe``), with its snapshot: raises when the
+    #: action did not do what it said (``type``: the field does not hold the text)
+    check: Callable[[Any, Any], Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)  #: more schema keywords
 
     def parameters(self, *, device: bool = True) -> dict[str, Any]:
@@ -236,6 +239,10 @@ def _type(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     how = " (emptied first)" if clear else ""
     return {"done": f"typed {len(a['text'])} characters into {where}{how}"
                     + (" and pressed Enter" if submit else "")}
+
+
+def _check_typed(ctx: Any, snap: Any) -> None:
+    ctx.page.verify_typed(snap)
 
 
 def _press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -519,14 +526,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Type text into an input field (a TextInput in the snapshot), tapping it first to "
         "focus it. The field ends up holding exactly the text (printable ASCII; spaces and "
         "newlines work; a web page's field takes any Unicode). Without ref or selector it "
-        "types into the field that has focus. clear=true empties the field first (any "
-        "length); submit=true presses Enter afterwards (search, send).",
+        "types into the field that has focus. A search bar that opens a field when tapped "
+        "works too; anything that takes no text is refused and nothing is typed. "
+        "clear=true empties the field first (any length); submit=true presses Enter "
+        "afterwards (search, send).",
         {**_TARGET,
          "text": _p("text", "what to type"),
          "clear": {"type": "boolean", "description": "empty the field first (default false)"},
          "submit": {"type": "boolean", "description": "press Enter after typing (default false)"}},
         _type, required=("text",), acts=True, returns=_ACT,
-        floor_ms=10_000,
+        floor_ms=10_000, check=_check_typed,
     ),
     ToolSpec(
         "press",

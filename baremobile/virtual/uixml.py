@@ -261,6 +261,8 @@ def _to_node(el: Any, origin: str) -> Node:
         if node.flag("password") and node.value and set(node.value) <= {"•"}:
             node.value = ""  # the real value of a captured password field is unknowable
         node.cursor = len(node.value)
+        if raw.get("maxlength", "").isdigit():  # scenario-only: devices do not dump it
+            node.meta["max_length"] = int(raw["maxlength"])
     return node
 
 

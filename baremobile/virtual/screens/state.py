@@ -114,6 +114,9 @@ def insert_text(field: Node, s: str) -> None:
         v, cur = "", 0
     else:
         cur = min(max(field.cursor, 0), len(v))
+    limit = field.meta.get("max_length")
+    if limit is not None:  # an InputFilter.LengthFilter: what does not fit is dropped
+        s = s[:max(0, int(limit) - len(v))]
     field.value = v[:cur] + s + v[cur:]
     field.cursor = cur + len(s)
     field.select_all = False
