@@ -243,3 +243,23 @@ def test_verify_typed_names_what_the_field_shows_instead(page, phone):
     with pytest.raises(TextMismatch) as exc:
         page.verify_typed()
     assert exc.value.code == "TEXT_MISMATCH" and "is empty" in exc.value.message
+
+
+def test_a_look_alike_on_the_next_screen_is_not_taken_for_the_element(page, phone):
+    """The next page of an app has a "Navigate up" where the last one had its own: it looks
+    the same (the tracker gives it the same ref), but what is around it changed."""
+    page.launch(SETTINGS)
+    snap = page.snapshot()
+    page.tap(ref_of(snap, text="Network & internet"))
+    snap = page.snapshot()
+    up = ref_of(snap, desc="Navigate up")
+    page.tap(ref_of(snap, text="Internet"))  # the Internet page: its own "Navigate up"
+    since = phone.events.last_seq
+    with pytest.raises(RefChanged, match="may be another element") as exc:
+        page.tap(up)
+    assert "'Network & internet' then" in exc.value.message
+    assert touches(phone.events.list(since=since)) == []
+    after = page.snapshot()
+    assert up in after.refs  # the look-alike has the number; a fresh snapshot makes it its
+    page.tap(up)  # own, and it is tapped
+    assert phone.screens.screen_name() == "settings_network"

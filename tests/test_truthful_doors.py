@@ -117,7 +117,8 @@ def test_async_page_refuses_the_issue_sequence(phone, adb_key):
 
 def test_mcp_refuses_stale_disabled_and_not_editable_targets(phone, tmp_path):
     pytest.importorskip("mcp", reason="the MCP tests need the [mcp] extra")
-    from tests.test_mcp_stdio import error_code, ok as mcp_ok, run_stdio, text_of
+    from tests.test_mcp_stdio import error_code, run_stdio, text_of
+    from tests.test_mcp_stdio import ok as mcp_ok
 
     async def body(s) -> None:  # type: ignore[no-untyped-def]
         snap = text_of(mcp_ok(await s.call_tool("snapshot", {})))

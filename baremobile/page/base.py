@@ -46,7 +46,7 @@ from baremobile.errors import (
     RefNotFound,
 )
 from baremobile.page.selector import Selector, Target
-from baremobile.page.whynot import describe, dialog_over, why_not
+from baremobile.page.whynot import around_changed, describe, dialog_over, why_not
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
 from baremobile.snapshot.identity import HISTORY, RefTracker
@@ -199,6 +199,9 @@ class PageBase:
         self._typed: Typed | None = None
         #: the snapshots before the last one, newest first (what a gone ref was, and where)
         self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
+        #: the screen read again to resolve targets since the last snapshot went stale, and
+        #: :attr:`actions` when it was read (see :meth:`_screen`)
+        self._now: tuple[int, Snapshot] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -456,11 +459,24 @@ class PageBase:
                 and self._snapshot_actions != self.actions)
 
     def _refresh(self) -> Snapshot:
-        """The screen read again to resolve a target (one dump, web pages merged as the
-        last snapshot did); it becomes :attr:`last_snapshot`, the refs keep their numbers.
-        It is not an observation: later ``diff=True`` snapshots are still taken against
-        what the caller saw."""
+        """The screen read again for the caller (``find`` when stale): one dump, web pages
+        merged as the last snapshot did; it becomes :attr:`last_snapshot` (refs keep their
+        numbers). Not an observation: ``diff=True`` snapshots are still taken against what
+        the caller was shown."""
         return cast(Snapshot, self.snapshot(web=self._web))
+
+    def _screen(self) -> Snapshot:
+        """The screen targets are resolved against: the last snapshot while it is fresh (or
+        refs are trusted); else the screen read again now — one dump per change, through
+        the page's tracker (refs keep their numbers) — which is not shown to the caller:
+        :attr:`last_snapshot` stays the snapshot the caller's refs come from, and a later
+        verb on them reads the screen again."""
+        assert self._last is not None
+        if not self._stale():
+            return self._last
+        if self._now is None or self._now[0] != self.actions:
+            self._now = (self.actions, self._dump({}, DUMP_TIMEOUT, self._web))
+        return self._now[1]
 
     def _ref(self, ref: int) -> RefNode:
         if self._last is None:
@@ -468,14 +484,16 @@ class PageBase:
                 f"ref {ref}: there is no snapshot yet",
                 hint="take a snapshot ({snapshot}) and use a ref from it",
             ))
-        now = self._refresh() if self._stale() else self._last
-        if ref in now.refs:
-            return now.refs[ref]  # the same element, wherever it is now
-        raise refused(self._why_not(ref, now))
-
-    def _why_not(self, ref: int, now: Snapshot) -> RefNotFound:
-        """Why ``ref`` is not on the screen ``now`` shows (see :func:`~.whynot.why_not`)."""
-        return why_not(ref, now, self._recent, self._refs)
+        now = self._screen()
+        if ref not in now.refs:
+            raise refused(why_not(ref, now, [s for s in (self._last, *self._recent)
+                                             if s is not now], self._refs))
+        if now is not self._last:  # read again: is it still the element the caller saw?
+            before = next((s for s in (self._last, *self._recent) if ref in s.refs), None)
+            changed = around_changed(ref, before, now) if before is not None else None
+            if changed is not None:  # a look-alike on another screen, not the element
+                raise refused(changed)
+        return now.refs[ref]  # the same element, wherever it is now
 
     def _target(
         self, target: Target
@@ -499,7 +517,7 @@ class PageBase:
         if isinstance(target, (Selector, Mapping)):
             sel = Selector.of(target)
             fresh = self._last is None or self._stale()
-            snap = self._refresh() if fresh else cast(Snapshot, self._last)
+            snap = self._refresh() if self._last is None else self._screen()
             found = sel.matches(snap)
             if len(found) <= sel.index and not fresh:  # the screen may have moved on
                 snap = self._refresh()
@@ -532,7 +550,7 @@ class PageBase:
                 "was sent"
             ))
         if node is not None and not node.covered:
-            dialog = dialog_over(self._last, node)
+            dialog = dialog_over(self._screen(), node)
             if dialog:
                 raise refused(RefCovered(
                     f"ref {node.ref} ({self._words(node)}) is in the app behind a dialog "
@@ -545,8 +563,8 @@ class PageBase:
         return x, y, (node.display if node is not None else 0), node
 
     def _words(self, node: RefNode) -> str:
-        """How messages name ``node`` of the last snapshot (:func:`describe`)."""
-        snap = self._last
+        """How messages name ``node`` of the screen as resolved (:func:`describe`)."""
+        snap = self._screen() if self._last is not None else None
         line = snap.refs.node(node.ref) if snap is not None and node.ref in snap.refs else None
         return describe(node, line)
 

@@ -17,7 +17,7 @@ from baremobile.snapshot import RefNode, Snapshot
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import Node, Window
 
-__all__ = ["describe", "dialog_over", "why_not"]
+__all__ = ["around_changed", "describe", "dialog_over", "why_not"]
 
 
 def why_not(ref: int, now: Snapshot, recent: Iterable[Snapshot], tracker: RefTracker
@@ -75,6 +75,62 @@ def why_not(ref: int, now: Snapshot, recent: Iterable[Snapshot], tracker: RefTra
     return RefNotFound(
         f"ref {ref} ({what}) is gone: its element is not on the screen any more; nothing "
         "was sent", hint=hint)
+
+
+#: Roles of ancestors that place an element even without a ref or a label: containers.
+_CONTAINERS = frozenset({"List", "ScrollView", "Pager", "TabList", "Grid"})
+
+
+def _ancestry(snap: Snapshot, ref: int) -> tuple[list[Node], Node | None]:
+    """The lines above ``ref``'s (window header first) and its parent line."""
+    target = snap.refs.node(ref)
+    stack: list[tuple[Node, tuple[Node, ...]]] = [(top, ()) for top in snap.tree.children]
+    while stack:
+        node, above = stack.pop()
+        if node is target:
+            return list(above), (above[-1] if above else None)
+        stack.extend((kid, (*above, node)) for kid in node.children)
+    return [], None
+
+
+def _place(snap: Snapshot, ref: int) -> tuple[tuple[object, ...], tuple[str, ...]]:
+    """Where ``ref`` sits: the lines above it that say something (a ref, a label, a list:
+    not anonymous wrappers, which come and go when a panel opens beside the content), and
+    the labels around it — its parent line's and those of the label-only lines beside it
+    (a toolbar's title next to its "Navigate up")."""
+    above, parent = _ancestry(snap, ref)
+    lineage = tuple((type(n).__name__, n.role, n.ref, n.text, n.desc) for n in above
+                    if isinstance(n, Window) or n.ref is not None or n.text or n.desc
+                    or n.role in _CONTAINERS)
+    around: list[str] = []
+    if parent is not None:
+        target = snap.refs.node(ref)
+        around = [] if isinstance(parent, Window) else [parent.text, parent.desc]
+        around += [x for kid in parent.children
+                   if kid is not target and kid.ref is None and not kid.children
+                   for x in (kid.text, kid.desc)]
+    return lineage, tuple(x for x in around if x)
+
+
+def around_changed(ref: int, before: Snapshot, now: Snapshot) -> RefChanged | None:
+    """``ref`` is in both snapshots (the tracker matched its element by how it looks), but
+    it sits somewhere else in the screen's structure, or nothing around it is the same:
+    a look-alike on another screen (the "Navigate up" of an app's next page, the "Notes"
+    icon of the all-apps list for the home screen's). An error naming both, or None."""
+    (old_line, old_around), (new_line, new_around) = _place(before, ref), _place(now, ref)
+    if old_line == new_line and (not old_around or not new_around
+                                 or set(old_around) & set(new_around)):
+        return None
+    node = now.refs[ref]
+    if old_line != new_line:
+        why = "it sits elsewhere in the screen now"
+    else:
+        why = (f"what is around it changed ({', '.join(map(repr, old_around[:2]))} then, "
+               f"{', '.join(map(repr, new_around[:2]))} now)")
+    return RefChanged(
+        f"ref {ref} ({describe(node, now.refs.node(ref))}) may be another element now: the "
+        f"screen changed since the snapshot it came from and {why}; nothing was sent",
+        hint="take a new snapshot ({snapshot}) and pick the element from what it shows now")
 
 
 def dialog_over(snap: Snapshot | None, node: RefNode) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from baremobile.virtual.scenario import AppDef, Scenario, ScreenDef, Selector, render_template
-from baremobile.virtual.uixml import Node
+from baremobile.virtual.uixml import Node, element_id
 
 from .clock import PhoneClock
 
@@ -55,6 +55,13 @@ class ScreenInstance:
         self.kind = kind  # "screen", "dialog", "panel" or "system"
         self.windows = [w.clone() for w in sd.windows]
         self.vars = {**sd.vars, **vars_}
+        # what each element is an instance of (``meta["defn"]``): the screen's node it was
+        # cloned from, with the screen's variables — a screen opened again shows new nodes
+        # that are instances of the same elements
+        shown_as = ",".join(f"{k}={v}" for k, v in sorted(self.vars.items()))
+        for dw, cw in zip(sd.windows, self.windows, strict=True):
+            for d, c in zip(dw.iter(), cw.iter(), strict=True):
+                c.meta["defn"] = f"{element_id(d)}[{shown_as}]"
         self.dialogs: list[ScreenInstance] = []
         self.panel: ScreenInstance | None = None
         self.ime = False
