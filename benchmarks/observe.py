@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from baremobile import connect  # noqa: E402
 from baremobile.snapshot import Snapshot, from_xml  # noqa: E402
-from baremobile.snapshot.diff import apply, full_note  # noqa: E402
+from baremobile.snapshot.diff import apply, is_whole  # noqa: E402
 from tests.snapshot_helpers import bare_refs, corpus_dir, recall  # noqa: E402
 from tests.verified_flows import FLOWS  # noqa: E402
 
@@ -65,7 +65,7 @@ def flows(count) -> dict[str, int]:  # type: ignore[no-untyped-def]
                 fresh = [ln for ln in lines if ln.lstrip(" ") not in shown]  # noqa: B023
                 tot["floor"] += count("\n".join(fresh)) if fresh else 0
                 shown.update(ln.lstrip(" ") for ln in lines)  # noqa: B023
-                new = snap.text.startswith(full_note(snap.number))
+                new = is_whole(snap.text)
                 steps.append((count(snap.full_text), count(snap.text), new))  # noqa: B023
                 return snap
 

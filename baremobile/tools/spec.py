@@ -193,7 +193,7 @@ def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any
     truncated = False
     if max_chars is not None and len(text) > max_chars:
         total = len(snap.full_text)
-        head = full_note(snap.number) + "\n" if snap.is_diff else ""
+        head = full_note(snap.number) + "\n" if snap.is_diff and full_note(snap.number) else ""
         more = (f" — {total} chars in all: call snapshot with max_chars={total} for "
                 "everything, or scroll, or find")
         notes = "".join(f"\n# {n}" for n in snap.notes)  # a page that could not be read
