@@ -550,8 +550,12 @@ def test_groups_select_tools():
 def test_to_text():
     assert tools.to_text({"ok": True, "tool": "back", "done": "pressed back"}) == "pressed back"
     text = tools.to_text({"ok": True, "tool": "snapshot", "package": "p", "refs": 1,
+                          "device": "d", "truncated": False, "x": 1,
                           "snapshot": '- Button [ref=1] "OK"'})
-    assert text.endswith('- Button [ref=1] "OK"') and '"package": "p"' in text
+    # beside a snapshot, the facts its text says (or the caller knows) are left out
+    assert text == '{"x": 1}\n- Button [ref=1] "OK"'
+    text = tools.to_text({"ok": True, "tool": "tap", "done": "tapped ref 1", "device": "d"})
+    assert text == 'tapped ref 1\n{"device": "d"}'  # no snapshot: the facts stay
     text = tools.to_text({"ok": False, "tool": "tap",
                           "error": {"code": "BUSY", "message": "m", "hint": "h"}})
     assert text == "error BUSY: m\nhint: h"

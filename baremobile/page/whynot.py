@@ -135,21 +135,17 @@ def around_changed(ref: int, before: Snapshot, now: Snapshot) -> RefChanged | No
 
 def dialog_over(snap: Snapshot | None, node: RefNode) -> str:
     """The dialog (``dialog com.android.settings``) open over the app window ``node`` is in,
-    on its display — a dialog is modal: it takes every touch — or ``""``."""
-
-    if snap is None:
+    on its display — a dialog lies inside an app window and is modal: it takes every touch
+    — or ``""``."""
+    if snap is None or node.ref not in snap.refs:
         return ""
-    target = snap.refs.node(node.ref) if node.ref in snap.refs else None
-    mine: Window | None = None
-    dialog = ""
-    for top in snap.tree.children:
-        if not isinstance(top, Window) or top.display != node.display:
-            continue
-        if mine is None and target is not None and any(n is target for n in top.walk()):
-            mine = top
-        elif top.kind == "dialog" and mine is not None and mine.kind == "app":
-            dialog = f"dialog {top.package_name}".strip()
-    return dialog
+    target = snap.refs.node(node.ref)
+    wins = [w for w in snap.tree.children if isinstance(w, Window) and w.display == node.display]
+    mine = next((w for w in wins if any(n is target for n in w.walk())), None)
+    if mine is None or mine.kind != "app":
+        return ""
+    dialog = next((w for w in wins if w.kind == "dialog"), None)
+    return f"dialog {dialog.package_name}".strip() if dialog is not None else ""
 
 
 def describe(node: RefNode, line: Node | None = None) -> str:

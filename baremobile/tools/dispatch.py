@@ -447,12 +447,17 @@ def call(
 #: a log, a file's content. MCP keeps them out of ``structuredContent``.
 TEXT_PAYLOADS = ("snapshot", "log", "text", "base64")
 _SHOWN_APART = ("ok", "tool", "done", "image", *TEXT_PAYLOADS)
+#: Facts a snapshot's text says itself (its headers name the app, a cut text says so) or
+#: the caller knows (the device it called): left out of the text beside a snapshot, kept in
+#: the data (MCP's ``structuredContent``).
+_SAID_BY_SNAPSHOT = ("device", "package", "refs", "truncated")
 
 
 def to_text(result: Mapping[str, Any]) -> str:
-    """The result as text for an LLM: the error with its hint, or what was done, the
-    other facts as compact JSON, then any text payload (snapshot, log, file content)
-    as plain text, not JSON-escaped."""
+    """The result as text for an LLM: the error with its hint (and the observation it came
+    with), or what was done, the other facts as compact JSON (beside a snapshot, not those
+    its text says), then any text payload (snapshot, log, file content) as plain text, not
+    JSON-escaped."""
     if not result.get("ok"):
         err = result.get("error", {})
         lines = [f"error {err.get('code', 'ERROR')}: {err.get('message', '')}"]
@@ -464,7 +469,9 @@ def to_text(result: Mapping[str, Any]) -> str:
     lines = []
     if result.get("done"):
         lines.append(str(result["done"]))
-    rest = {k: v for k, v in result.items() if k not in _SHOWN_APART}
+    apart = _SHOWN_APART + (_SAID_BY_SNAPSHOT if isinstance(result.get("snapshot"), str)
+                            else ())
+    rest = {k: v for k, v in result.items() if k not in apart}
     if rest:
         lines.append(json.dumps(rest, ensure_ascii=False, separators=(", ", ": ")))
     for key in TEXT_PAYLOADS:
