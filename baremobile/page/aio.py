@@ -141,7 +141,7 @@ class AsyncPage:
         The dump is streamed into the pruner as it arrives. Refs stay the same for elements
         that were in the previous snapshots. ``diff=True`` makes :attr:`Snapshot.text` show
         only what changed since the previous snapshot, or since an earlier ``diff=True``
-        observation when the screen came back to it (``# snapshot 7, diff from snapshot 3``;
+        observation when the screen came back to it (``# diff 7 from 3``;
         ``.number`` is its number, ``.refs`` still holds every ref, ``.full_text`` is the
         whole screen); a diff is never cut by the limits, but one longer than ``max_chars``
         gives way to the cut full text. With ``stable=True``
@@ -170,7 +170,10 @@ class AsyncPage:
         /,
         **fields_: Any,
     ) -> list[Node]:
-        """Elements of the last snapshot (taken now if there is none) matching a selector."""
+        """Elements of the screen matching a selector: of the last snapshot, or — when there
+        is none, or a verb that may have changed the screen ran since (and refs are not
+        trusted, :attr:`trust_refs`) — of the screen read now (one dump).
+        """
         return await self._run(lambda: self.page.find(selector, **fields_), 'find')
 
     async def read(

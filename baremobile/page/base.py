@@ -345,7 +345,7 @@ class PageBase:
         The dump is streamed into the pruner as it arrives. Refs stay the same for elements
         that were in the previous snapshots. ``diff=True`` makes :attr:`Snapshot.text` show
         only what changed since the previous snapshot, or since an earlier ``diff=True``
-        observation when the screen came back to it (``# snapshot 7, diff from snapshot 3``;
+        observation when the screen came back to it (``# diff 7 from 3``;
         ``.number`` is its number, ``.refs`` still holds every ref, ``.full_text`` is the
         whole screen); a diff is never cut by the limits, but one longer than ``max_chars``
         gives way to the cut full text. With ``stable=True``

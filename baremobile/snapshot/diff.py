@@ -5,50 +5,56 @@ not change prints the same line in both texts and a line diff says exactly what 
 :func:`diff` writes one, :func:`apply` applies it to the text it was taken against and gives
 the new text back, character for character::
 
-    # snapshot 5, diff: 6 added, 4 removed, 1 changed; gone: refs 3-4
-    @5 - List [ref=2]
-    -4    - Group [ref=3]
-    +    - Group [ref=14]
-    +      - Text "Security & privacy"
-    @21 - app com.android.settings
-    ~  - TextInput [ref=17] "wifi"
+    # diff 5; gone: refs 3-4
+    @5 -4
+        - Group [ref=14]
+          - Text "Security & privacy"
+    @21 ~17 "wifi" [focused]
+    @23 =2
+      - Text "Network & internet"
+      - List [ref=20]
 
-The grammar, line by line:
+The grammar, line by line (it is written to cost few tokens: every marker is a character or
+a number, the lines themselves are as the snapshot prints them):
 
-* the first line names the observation and what it is taken against:
-  ``# snapshot N, diff: …`` against the previous snapshot, ``# snapshot N, diff from
-  snapshot M: …`` against the earlier observation ``M`` (a screen seen again: navigating
-  back, a dialog gone), or ``# snapshot N: new screen (full text)`` followed by the whole
-  text. A :class:`History` numbers its observations; :func:`diff` without a number writes
-  ``# diff: …`` and ``# new screen (full text)``. After the colon it counts the lines
-  added, removed, changed and moved (those there are: ``3 added, 1 changed``), and ends with
-  ``; gone: refs 3-4, 9`` when refs are gone (shown in removed lines and not in the new
-  text); ``no change`` when nothing changed;
-* ``@N context`` starts a hunk at line ``N`` of the old text (1-based, the screen line is
-  line 1); ``context`` is the parent line of the first line the hunk changes, without its
-  indent (nothing for a top-level line). Lines before ``N`` not covered by an earlier hunk
-  are unchanged;
-* ``+line`` adds a line; ``+K`` alone adds the ``K`` lines that follow, as they are (a block
-  of at least :data:`BLOCK` lines, written without markers);
+* the first line names the observation and what it is taken against: ``# diff N``
+  against the previous snapshot, ``# diff N from M`` against the earlier observation ``M``
+  (a screen seen again: navigating back, a dialog gone); it ends with ``: no change`` when
+  nothing changed, and with ``; gone: refs 3-4, 9`` when refs went with lines removed from
+  a window that stays (the refs of a window that went, or whose content was replaced, go
+  with it). An observation that is the whole text is ``# snapshot N`` and the text — the
+  first of a :class:`History` is the text alone (it is number 1). :func:`diff` without a
+  number writes ``# diff`` and ``# new screen``;
+* ``@N`` starts a hunk at line ``N`` of the old text (1-based, the screen line is line 1);
+  lines before ``N`` not covered by an earlier hunk are unchanged. The hunk's first change
+  may follow on the same line (``@7 ~15 "wifi"``);
+* a line that is a snapshot line (indented, or a window's header ``- keyboard``) is added
+  there, as it is (``+`` before it only for a screen line, which would read as a note);
+* ``@N =K`` replaces the content of the window whose body starts at line ``N`` (its
+  indented lines) with the ``K`` lines that follow: an app's new screen under its header;
 * ``~line`` replaces the old text's line here (the same element, shown as it is now);
-* ``-line`` removes the old text's line here, which is shown; ``-K line`` removes ``K``
-  lines, the first of which is shown;
+  ``~R rest`` is the line of ref ``R`` with what follows its ``[ref=R]`` now ``rest`` (its
+  label, ``#id`` or states changed; ``~R`` alone: nothing follows it any more);
+* ``-line`` removes that line; ``-K`` removes ``K`` lines (``-K- kind`` when they are a
+  whole window: ``-3- keyboard``);
 * ``>line`` / ``>K line`` keeps the next line / ``K`` lines of the old text, each indented
   one level (two spaces) deeper; ``<`` one level shallower. ``line`` is the first of them as
   it reads now. A wrapper that appeared or went (a panel opening beside the app's content)
   moves what it holds one level, nothing else;
-* each marker is followed directly by the snapshot line with its indent; a line starting
-  with ``#`` after the first is a note the snapshot adds about itself (``# web: …``, see
-  :attr:`Snapshot.notes <baremobile.snapshot.result.Snapshot.notes>`), not a change.
+* a line starting with ``#`` after the first is a note the snapshot adds about itself
+  (``# web: …``, see :attr:`Snapshot.notes <baremobile.snapshot.result.Snapshot.notes>`),
+  not a change.
 
 **Windows.** Each top-level line (the screen line, a window header) starts a window; the
 diff compares the windows of both texts by their headers. A window that keeps less than
 :data:`FALLBACK` of the lines of its smaller side (old or new; equal or moved a level) is
-shown whole (its old body removed, its new body added as a block); unchanged windows (the
-status and navigation bars under a new app screen) are left out. When no window is left in
-part or whole — a new screen — or the diff would be no shorter than the text, the whole
-text comes after the new-screen note, and :func:`apply` returns it as it is.
+shown whole (its old body replaced, ``=K``, or the window removed and the new one added);
+unchanged windows (the status and navigation bars under a new app screen) are left out.
+When no window is left in part or whole — a new screen — or the diff would be no shorter
+than the text, the whole text comes after ``# snapshot N``, and :func:`apply` returns it as
+it is.
 """
+
 
 from __future__ import annotations
 
@@ -58,7 +64,6 @@ from collections import deque
 from collections.abc import Mapping
 
 __all__ = [
-    "BLOCK",
     "DIFF_HEAD",
     "FALLBACK",
     "FULL_NOTE",
@@ -82,8 +87,6 @@ FULL_NOTE = "# new screen"
 #: A window that keeps (equal, or moved a level) less than this share of the lines of its
 #: smaller side, old or new, is new: it comes whole.
 FALLBACK = 1 / 3
-#: Added lines in a row written as one ``+K`` block (fewer: one ``+`` each).
-BLOCK = 3
 #: Observations a :class:`History` keeps as bases for later diffs.
 KEEP = 8
 #: Earlier observations actually diffed against, at most (those most like the new text,
@@ -97,7 +100,6 @@ _REF = re.compile(r" \[ref=([0-9]+)\]")
 _REF_ALL = re.compile(r"\[ref=([0-9]+)\]")
 _HUNK = re.compile(r"@([1-9][0-9]*)(?: (.*))?")
 _MARK = re.compile(r"([-<>])([1-9][0-9]*)?(.*)", re.DOTALL)
-_BLOCK_MARK = re.compile(r"\+([1-9][0-9]*)")
 _BODY = re.compile(r"=([1-9][0-9]*)")
 _JOINABLE = re.compile(r"@[1-9][0-9]*")
 #: an added top-level line: a window header (``- app …``, ``- keyboard``) — a removed line
@@ -153,17 +155,6 @@ def _role(line: str) -> str:
     if line.startswith("#"):
         return "#"
     return line.lstrip(" ").split(" ", 2)[1] if line.lstrip(" ").startswith("- ") else line
-
-
-def _parent(lines: list[str], i: int) -> str:
-    """The line above ``lines[i]`` that it is nested in, without indent (``""``: none)."""
-    if i >= len(lines) or not lines[i].startswith(" "):
-        return ""
-    d = _depth(lines[i])
-    for k in range(i - 1, -1, -1):
-        if _depth(lines[k]) < d and not lines[k].startswith("#"):
-            return lines[k].lstrip(" ")
-    return ""
 
 
 # --- what changed: operations on line ranges -----------------------------------------------

@@ -501,11 +501,13 @@ TOOLS: tuple[ToolSpec, ...] = (
         "with nothing else to name it shows its id, #name). Call it first, and again after "
         "anything changes the screen. An element keeps its ref while it stays on screen; a "
         "ref whose element is gone is refused (one that comes back gets its ref back). "
-        "diff=true numbers each snapshot and shows only what changed since the previous one, "
-        "or since an earlier one the screen is back to ('# snapshot 7, diff from snapshot "
-        "3'): '+' added ('+K': the K lines below), '-' removed, '~' changed, '>'/'<' moved a "
-        "level in/out, after '@N parent' lines; new windows come whole. Long screens are cut "
-        "at max_chars with a note saying how to see the rest.",
+        "diff=true numbers each look and shows only what changed since the previous one, "
+        "or since an earlier one the screen is back to ('# diff 7 from 3'; a new screen "
+        "comes whole, '# snapshot 7'): after '@N' (line N of that text), lines as they are "
+        "are added, '-' removes a line ('-K': K lines), '~' changes one ('~R rest': ref R's "
+        "line now ends so), '=K' replaces a window's content with the K lines below, '>'/'<' "
+        "moves lines a level in/out. Long screens are cut at max_chars with a note saying "
+        "how to see the rest.",
         {"diff": {"type": "boolean",
                   "description": "only what changed since the previous snapshot (default "
                                  "false)"},
