@@ -182,3 +182,28 @@ def test_cli_refuses_with_the_exit_status_of_the_error_family(phone, tmp_path):
     assert r.returncode == 10 and r.stderr.startswith("error [NOT_EDITABLE]:"), r.stderr
     assert phone.events.commands(since=since) == []
     ok("close", cwd=tmp_path)
+
+
+# -- the framework adapters: the same errors, each framework's way ----------------------------
+
+
+def test_langchain_tools_refuse_the_issue_sequence(phone, adb_key):
+    pytest.importorskip("langchain_core", reason="langchain-core is in the [test] extra")
+    from baremobile.integrations import langchain as bm
+
+    with connect(phone.address, keys=[adb_key]) as page:
+        by_name = {t.name: t for t in bm.tools(page)}
+
+        def call(name: str, args: dict, n: int):  # type: ignore[no-untyped-def, type-arg]
+            return by_name[name].invoke({"type": "tool_call", "id": f"c{n}", "name": name,
+                                         "args": args})
+
+        snap = call("snapshot", {}, 1).content
+        snap = snap if isinstance(snap, str) else snap[0]["text"]
+        files, google = _ref(snap, '"Files"'), _ref(snap, "(Google app)")
+        assert call("tap", {"ref": files}, 2).status == "success"
+        since = phone.events.last_seq
+        msg = call("type", {"ref": google, "text": "wifi"}, 3)
+        text = msg.content if isinstance(msg.content, str) else msg.content[0]["text"]
+        assert msg.status == "error" and text.startswith("error REF_NOT_FOUND: ")
+        assert "Google app" in text and _typed(phone, since) == []
