@@ -159,6 +159,11 @@ PARAMS: dict[str, dict[str, Any]] = {
 }
 
 
+#: The floor of a tool that acts on a ref: a ref from an older snapshot is read again from the
+#: screen first (a dump: 1–3 s on a phone, up to ~10 s on a slow one).
+_READ_AGAIN_MS = 10_000
+
+
 def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]:
     """A shared parameter, optionally with a tool-specific description."""
     schema = dict(PARAMS[name])
@@ -501,13 +506,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "with nothing else to name it shows its id, #name). Call it first, and again after "
         "anything changes the screen. An element keeps its ref while it stays on screen; a "
         "ref whose element is gone is refused (one that comes back gets its ref back). "
-        "diff=true numbers each look and shows only what changed since the previous one, "
-        "or since an earlier one the screen is back to ('# diff 7 from 3'; a new screen "
-        "comes whole, '# snapshot 7'): after '@N' (line N of that text), lines as they are "
-        "are added, '-' removes a line ('-K': K lines), '~' changes one ('~R rest': ref R's "
-        "line now ends so), '=K' replaces a window's content with the K lines below, '>'/'<' "
-        "moves lines a level in/out. Long screens are cut at max_chars with a note saying "
-        "how to see the rest.",
+        "diff=true shows only what changed since the previous look, or an earlier one "
+        "('# diff 7 from 3'): after '@N' (its line N), plain lines are added, '-K' removes "
+        "K lines, '~R rest' is ref R's line now, '=K' a window's new content, '>'/'<' moves "
+        "a level. Long screens are cut at max_chars with a note saying how to see the rest.",
         {"diff": {"type": "boolean",
                   "description": "only what changed since the previous snapshot (default "
                                  "false)"},
@@ -522,6 +524,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "links, switches and checkboxes.",
         {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"]},
         _tap, acts=True, returns=_ACT,
+        floor_ms=_READ_AGAIN_MS,
     ),
     ToolSpec(
         "type",
@@ -555,7 +558,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"direction": PARAMS["direction"], **_TARGET,
          "amount": {"type": "number", "minimum": 0.05, "maximum": 1,
                     "description": "fraction of the element's size to move (default 0.6)"}},
-        _scroll, required=("direction",), acts=True, returns=_ACT,
+        _scroll, required=("direction",), acts=True, returns=_ACT, floor_ms=_READ_AGAIN_MS,
     ),
     ToolSpec(
         "swipe",
@@ -572,7 +575,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "start selecting.",
         {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"],
          "ms": _p("ms", "how long to hold in ms (default 1000)")},
-        _long_press, acts=True, returns=_ACT,
+        _long_press, acts=True, returns=_ACT, floor_ms=_READ_AGAIN_MS,
     ),
     ToolSpec(
         "launch",
