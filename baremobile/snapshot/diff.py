@@ -3,7 +3,8 @@
 Refs are stable within a Page (:mod:`~baremobile.snapshot.identity`), so an element that did
 not change prints the same line in both texts and a line diff says exactly what changed.
 :func:`diff` writes one, :func:`apply` applies it to the text it was taken against and gives
-the new text back, character for character::
+the new text back, character for character; :class:`History` numbers a reader's
+observations and takes each against the text it is most like::
 
     # diff 5; gone: refs 3-4
     @5 -4
@@ -14,47 +15,12 @@ the new text back, character for character::
       - Text "Network & internet"
       - List [ref=20]
 
-The grammar, line by line (it is written to cost few tokens: every marker is a character or
-a number, the lines themselves are as the snapshot prints them):
-
-* the first line names the observation and what it is taken against: ``# diff N``
-  against the previous snapshot, ``# diff N from M`` against the earlier observation ``M``
-  (a screen seen again: navigating back, a dialog gone); it ends with ``: no change`` when
-  nothing changed, and with ``; gone: refs 3-4, 9`` when refs went with lines removed from
-  a window that stays (the refs of a window that went, or whose content was replaced, go
-  with it). An observation that is the whole text is ``# snapshot N`` and the text — the
-  first of a :class:`History` is the text alone (it is number 1). :func:`diff` without a
-  number writes ``# diff`` and ``# new screen``;
-* ``@N`` starts a hunk at line ``N`` of the old text (1-based, the screen line is line 1);
-  lines before ``N`` not covered by an earlier hunk are unchanged. The hunk's first change
-  may follow on the same line (``@7 ~15 "wifi"``);
-* a line that is a snapshot line (indented, or a window's header ``- keyboard``) is added
-  there, as it is (``+`` before it only for a screen line, which would read as a note);
-* ``@N =K`` replaces the content of the window whose body starts at line ``N`` (its
-  indented lines) with the ``K`` lines that follow: an app's new screen under its header;
-* ``~line`` replaces the old text's line here (the same element, shown as it is now);
-  ``~R rest`` is the line of ref ``R`` with what follows its ``[ref=R]`` now ``rest`` (its
-  label, ``#id`` or states changed; ``~R`` alone: nothing follows it any more);
-* ``-line`` removes that line; ``-K`` removes ``K`` lines (``-K- kind`` when they are a
-  whole window: ``-3- keyboard``);
-* ``>line`` / ``>K line`` keeps the next line / ``K`` lines of the old text, each indented
-  one level (two spaces) deeper; ``<`` one level shallower. ``line`` is the first of them as
-  it reads now. A wrapper that appeared or went (a panel opening beside the app's content)
-  moves what it holds one level, nothing else;
-* a line starting with ``#`` after the first is a note the snapshot adds about itself
-  (``# web: …``, see :attr:`Snapshot.notes <baremobile.snapshot.result.Snapshot.notes>`),
-  not a change.
-
-**Windows.** Each top-level line (the screen line, a window header) starts a window; the
-diff compares the windows of both texts by their headers. A window that keeps less than
-:data:`FALLBACK` of the lines of its smaller side (old or new; equal or moved a level) is
-shown whole (its old body replaced, ``=K``, or the window removed and the new one added);
-unchanged windows (the status and navigation bars under a new app screen) are left out.
-When no window is left in part or whole — a new screen — or the diff would be no shorter
-than the text, the whole text comes after ``# snapshot N``, and :func:`apply` returns it as
-it is.
+The grammar (``# diff N [from M]``, ``# snapshot N``, ``@N``, added lines as they are,
+``@N =K``, ``~line`` / ``~R rest``, ``-line`` / ``-K`` / ``-K- kind``, ``>``/``<``, notes)
+and how windows are compared are described once, in ``docs/snapshot.md`` ("Diffs"). It is
+written to cost few tokens: every marker is a character or a number, the lines are as the
+snapshot prints them.
 """
-
 
 from __future__ import annotations
 
@@ -338,15 +304,15 @@ def _ranges(refs: list[int]) -> str:
 
 
 class _Writer:
-    """Body lines and the counts for the head line."""
+    """Body lines, and the refs that went (for the head line)."""
 
     def __init__(self) -> None:
         self.out: list[str] = []
-        self.added = self.removed = self.changed = self.moved = 0
         self.gone: set[str] = set()
 
     def marks(self, marks: list[tuple[str, str]], *, whole: bool = False) -> None:
-        """Runs of removed lines become ``-K first``, runs of added ones ``+K`` blocks."""
+        """Runs of removed lines become ``-K`` (``-K- kind`` for a window), added lines are
+        written as they are."""
         out = self.out
         k = 0
         while k < len(marks):
@@ -357,19 +323,16 @@ class _Writer:
             n = max(1, run - k)
             if m == "~":
                 out.append("~" + line)
-                self.changed += 1
             elif m == "-":  # one line shown; a run by its count (and header: a window)
                 if not whole:  # a whole window's refs go with it: no need to list them
                     for _, gone in marks[k : k + n]:
                         self.gone.update(_REF_ALL.findall(gone))
                 out.append("-" + line if n == 1 else f"-{n}" + (
                     _kind(line) if not line.startswith(" ") else ""))
-                self.removed += n
             else:  # added lines are shown as they are, with no marker (but "+" before a
                 # screen line, which would read as a note)
                 out.extend(("+" + line if line.startswith("#") else line)
                            for _, line in marks[k : k + n])
-                self.added += n
             k += n
 
     def op(self, a: list[str], b: list[str], op: Op) -> None:
@@ -377,12 +340,9 @@ class _Writer:
         if tag in (">", "<"):
             n = i2 - i1
             self.out.append(tag + ("" if n == 1 else str(n)) + b[j1])
-            self.moved += n
         elif tag == "body" and i2 > i1 and j2 > j1:  # a window's body, all new: "=K"
             self.out[-1] += f" ={j2 - j1}"  # on the hunk line: "@N =K"
             self.out.extend(b[j1:j2])
-            self.removed += i2 - i1
-            self.added += j2 - j1
         elif tag in ("whole", "body"):  # a window (or its body) whose lines are all new
             self.marks([("-", s) for s in a[i1:i2]] + [("+", s) for s in b[j1:j2]],
                        whole=True)
