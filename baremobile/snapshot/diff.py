@@ -67,6 +67,8 @@ _REF_ALL = re.compile(r"\[ref=([0-9]+)\]")
 _HUNK = re.compile(r"@([1-9][0-9]*)(?: (.*))?")
 _MARK = re.compile(r"([-<>])([1-9][0-9]*)?(.*)", re.DOTALL)
 _BODY = re.compile(r"=([1-9][0-9]*)")
+#: a line's own ref: ``  - Role [ref=N]`` and what follows it (nothing, or after a space)
+_OWN_REF = re.compile(r"( *- [A-Za-z0-9_]+ \[ref=([0-9]+)\])((?: .*)?)", re.DOTALL)
 _JOINABLE = re.compile(r"@[1-9][0-9]*")
 #: an added top-level line: a window header (``- app …``, ``- keyboard``) — a removed line
 #: is ``-`` and the line, so ``-- app …`` or ``-  - Text …``
@@ -245,11 +247,10 @@ def _changed(old: str, new: str) -> str:
     """What a ``~`` line shows for ``old`` becoming ``new``: ``N rest`` when both are the
     line of ref N up to its ``[ref=N]`` (only the rest changed: label, id, states), else the
     new line."""
-    m = _REF.search(new)
-    if m is not None and new.lstrip(" ").startswith("- "):
-        cut = m.end()
-        if old[:cut] == new[:cut]:
-            return m.group(1) + new[cut:]
+    m = _OWN_REF.fullmatch(new)
+    if m is not None and old.startswith(m.group(1)) and \
+            old[len(m.group(1)):][:1] in ("", " "):
+        return m.group(2) + m.group(3)
     return new
 
 
@@ -484,10 +485,10 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
                 raise DiffError(f"line {no}: changes a line past the end of the text")
             short = _SHORT.fullmatch(line)
             if short is not None:  # "~N rest": the line of ref N, its rest changed
-                m = _REF.search(a[cur])
-                if m is None or m.group(1) != short.group(1):
+                m = _OWN_REF.fullmatch(a[cur])
+                if m is None or m.group(2) != short.group(1):
                     raise DiffError(f"line {no}: line {cur + 1} is not ref {short.group(1)}'s")
-                out.append(a[cur][: m.end()] + short.group(2))
+                out.append(m.group(1) + short.group(2))
             else:
                 out.append(line[1:])
             cur += 1
@@ -501,7 +502,7 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
                 raise DiffError(f"line {no}: {mark} past the end of the text")
             if mark == "-" and r.group(2) and (not shown or shown.startswith("- ")):
                 # "-K" or "-K- kind": the K lines (a window's, named by its kind), unchecked
-                if shown and not a[cur].startswith(shown.split(" ", 2)[0] + " "):
+                if shown and not a[cur].startswith(shown):
                     raise DiffError(f"line {no}: {line[:40]!r} names no window at line "
                                     f"{cur + 1}")
                 cur += n
