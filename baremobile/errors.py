@@ -49,6 +49,11 @@ __all__ = [
     "DumpTooLarge",
     "RefNotFound",
     "RefCovered",
+    "RefChanged",
+    "NotActionable",
+    "ElementDisabled",
+    "NotEditable",
+    "TextMismatch",
     "InvalidArgument",
     "UnsupportedText",
     "InvalidScenario",
@@ -390,6 +395,61 @@ class RefCovered(RefNotFound):
     default_hint = (
         "hide the keyboard ({back}) or close the dialog, then take a new snapshot ({snapshot})"
     )
+
+
+class RefChanged(RefNotFound):
+    """The screen changed since the ref's snapshot and the ref's element cannot be told
+    apart from what is there now: an element that looks different sits where it was."""
+
+    code = "REF_CHANGED"
+    default_hint = (
+        "take a new snapshot ({snapshot}) and pick the element again from what it shows now"
+    )
+
+
+class NotActionable(BaremobileError):
+    """The element is there but cannot take this action (disabled, not a text field), or
+    did not take it (the field does not hold the text typed); the message says which."""
+
+    code = "NOT_ACTIONABLE"
+    default_hint = "take a new snapshot ({snapshot}) and act on an element that can take it"
+
+
+class ElementDisabled(NotActionable):
+    """The element is disabled (``enabled="false"``, the ``[disabled]`` state): a touch
+    would do nothing. Nothing was sent."""
+
+    code = "ELEMENT_DISABLED"
+    default_hint = (
+        "it is disabled until the screen allows it (fill in what it needs, accept terms, "
+        "wait for loading); take a new snapshot ({snapshot}) to see when it is enabled"
+    )
+
+
+class NotEditable(NotActionable):
+    """``type`` on an element that takes no text, and no text field has focus after
+    tapping it: nothing was typed (the message says whether the element was tapped)."""
+
+    code = "NOT_EDITABLE"
+    default_hint = (
+        "type into a text field's ref (a TextInput line in a new snapshot, {snapshot}), or "
+        "tap what opens the field first"
+    )
+
+
+class TextMismatch(NotActionable):
+    """The text was typed but the field shows something else afterwards (a length limit, a
+    field that rejects characters, a screen that moved on). :attr:`shown` is what it shows."""
+
+    code = "TEXT_MISMATCH"
+    default_hint = (
+        "read the field in the snapshot; type again with clear=True to replace its text, or "
+        "check what the field accepts"
+    )
+
+    def __init__(self, message: str, *, shown: str = "", hint: str | None = None) -> None:
+        self.shown = shown
+        super().__init__(message, hint=hint)
 
 
 class InvalidArgument(BaremobileError, ValueError):

@@ -54,7 +54,7 @@ LAYERS: list[list[str]] = [
      "baremobile.page.prefs"],
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
     ["baremobile.trace"],  # traces: recording (page.tracing), viewing, replaying, graphs
-    ["baremobile.page.selector", "baremobile.page.screenshot"],
+    ["baremobile.page.selector", "baremobile.page.screenshot", "baremobile.page.whynot"],
     ["baremobile.device"],  # the verb families' commands over a Device
     ["baremobile.device.core"],  # Device: shell verbs and their answers
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)

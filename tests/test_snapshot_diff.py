@@ -17,6 +17,7 @@ from baremobile.snapshot.diff import (
     diff,
     full_note,
     is_diff,
+    is_whole,
 )
 from baremobile.snapshot.identity import RefTracker
 from baremobile.snapshot.tree import STATE_ORDER, WINDOW_KINDS, Node, Window
@@ -48,15 +49,13 @@ def test_a_diff_shows_only_what_changed_under_its_parent():
     )
     d = diff(OLD, new)
     assert d == (
-        "# diff: 2 added, 2 removed, 2 changed; gone: ref 3\n"
-        "@6 - List [ref=2]\n"
-        "-2    - Group [ref=3]\n"
-        "@10 - Group [ref=4]\n"
-        '~      - Text "99%"\n'
-        "@13 - List [ref=2]\n"
-        "+    - Group [ref=14]\n"
-        '+      - Text "Sound"\n'
-        '~  - TextInput [ref=6] "cats"'
+        "# diff; gone: ref 3\n"
+        "@6 -2\n"  # the row of ref 3: two lines removed
+        '@10 ~      - Text "99%"\n'
+        "@13\n"
+        "    - Group [ref=14]\n"  # added lines come as they are
+        '      - Text "Sound"\n'
+        '~6 "cats"'  # ref 6's line: what follows its [ref=6] changed
     )
     assert apply(d, OLD) == new
     assert is_diff(d) and not is_diff(OLD)
@@ -74,30 +73,37 @@ def test_no_change_and_a_new_screen():
 
 def test_a_rotation_changes_one_line():
     turned = OLD.replace("# 1080x2400 portrait", "# 2400x1080 landscape")
-    assert diff(OLD, turned) == "# diff: 1 changed\n@1\n~# 2400x1080 landscape"
+    assert diff(OLD, turned) == "# diff\n@1 ~# 2400x1080 landscape"
 
 
 def test_apply_refuses_a_diff_of_another_text():
     d = diff(OLD, OLD.replace('  - Text "Settings"\n', ""))
     with pytest.raises(DiffError, match="not in the text"):
         apply(d, OLD.replace('"Settings"', '"Other"'))
-    with pytest.raises(DiffError, match="does not start"):
-        apply("- Text", OLD)
-    with pytest.raises(DiffError, match="none of @"):
-        apply("# diff: 1 added\n@1\n*x", OLD)
+    assert apply("- Text", OLD) == "- Text"  # no head: a whole text (a first observation)
+    with pytest.raises(DiffError, match="neither a snapshot line"):
+        apply("# diff\n@1\n*x", OLD)
     with pytest.raises(DiffError, match="does not fit"):
-        apply("# diff: 1 added\n@99\n+x", OLD)
+        apply("# diff\n@99\n  - x", OLD)
     with pytest.raises(DiffError, match="does not hold"):
-        apply("# diff: 3 added\n@2\n+3\n- app x", OLD)
+        apply("# diff\n@4 =3\n  - x", OLD)
+    with pytest.raises(DiffError, match="no window body"):
+        apply("# diff\n@3 =1\n  - x", OLD)
+    with pytest.raises(DiffError, match="not ref 9"):
+        apply('# diff\n@5 ~9 "x"', OLD)
+    with pytest.raises(DiffError, match="names no window"):
+        apply("# diff\n@4 -3- dialog", OLD)
+    with pytest.raises(DiffError, match="malformed hunk"):
+        apply("# diff\n@4 *x", OLD)
     with pytest.raises(DiffError, match="not indented"):
-        apply("# diff: 1 moved\n@2\n<- status bar: \"9:41\"", OLD)
+        apply("# diff\n@2\n<- status bar: \"9:41\"", OLD)
     with pytest.raises(DiffError, match="not in the text"):
-        apply("# diff: 1 moved\n@3\n>  - app com.other", OLD)
+        apply("# diff\n@3\n>  - app com.other", OLD)
     with pytest.raises(DiffError, match="snapshot 2, which is not among"):
-        apply("# snapshot 5, diff from snapshot 2: no change", {4: OLD})
+        apply("# diff 5 from 2: no change", {4: OLD})
     with pytest.raises(DiffError, match="snapshot 4, which is not among"):
-        apply("# snapshot 5, diff: no change", {3: OLD})
-    assert apply("# snapshot 5, diff: no change", {4: OLD}) == OLD
+        apply("# diff 5: no change", {3: OLD})
+    assert apply("# diff 5: no change", {4: OLD}) == OLD
 
 
 BARS = (
@@ -112,10 +118,8 @@ def test_a_new_app_screen_comes_whole_without_the_bars_that_stayed():
                              '  - Button [ref=21] "Stop"')
     d = diff(settings, other)
     assert d == (
-        "# diff: 4 added, 11 removed; gone: refs 2-6\n"
-        "@3\n"
-        "-11- app com.android.settings\n"
-        "+4\n"
+        "# diff\n"  # the app's window went whole: its refs with it (no list needed)
+        "@3 -11- app\n"
         "- app com.example\n"
         '  - Text "Hello"\n'
         '  - Button [ref=20] "Go"\n'
@@ -136,7 +140,7 @@ def test_a_window_that_changed_mostly_comes_whole_under_its_header():
         '    - Group [ref=22] "Calls & SMS"\n',
     )
     d = diff(OLD, new)
-    assert d.split("\n")[1:4] == ["@4 - app com.android.settings", '-10  - Text "Settings"', "+4"]
+    assert d.split("\n")[1:3] == ["@4 =4", '  - Text "Network & internet"']
     assert apply(d, OLD) == new
 
 
@@ -149,12 +153,12 @@ def test_a_wrapper_that_appears_moves_what_it_holds_one_level():
                       + lines[14:])
     d = diff(OLD, panel)
     assert d == (
-        "# diff: 3 added, 10 moved\n"
-        "@4 - app com.android.settings\n"
-        "+  - Group\n"
+        "# diff\n"
+        "@4\n"
+        "  - Group\n"
         '>10    - Text "Settings"\n'
-        "+  - Group\n"
-        '+    - Text [ref=30] "😀" (grinning face)'
+        "  - Group\n"
+        '    - Text [ref=30] "😀" (grinning face)'
     )
     assert apply(d, OLD) == panel
     back = diff(panel, OLD)
@@ -163,28 +167,30 @@ def test_a_wrapper_that_appears_moves_what_it_holds_one_level():
 
 def test_a_history_numbers_its_observations_and_finds_a_screen_seen_before():
     h = History()
-    assert h.observe(OLD) == (1, full_note(1) + "\n" + OLD)
-    assert full_note(1) == "# snapshot 1: new screen (full text)"
+    assert h.observe(OLD) == (1, OLD)  # the first observation: the text itself
+    assert full_note(1) == "" and full_note(2) == "# snapshot 2"
     dialog = OLD + '\n- dialog com.android.settings\n  - Button [ref=30] "OK"'
     n, d = h.observe(dialog)
     assert n == 2 and d == (
-        "# snapshot 2, diff: 2 added\n@15\n+- dialog com.android.settings\n"
-        '+  - Button [ref=30] "OK"'
+        "# diff 2\n@15\n- dialog com.android.settings\n"
+        '  - Button [ref=30] "OK"'
     )
     other = OLD.replace('"Settings"', '"Sound"').replace("(Search)", '"loud"')
     n, d = h.observe(other)
-    assert n == 3 and d.startswith("# snapshot 3, diff from snapshot 1: 2 changed\n")
+    assert n == 3 and d.startswith("# diff 3 from 1\n")
     assert apply(d, h.texts()) == other
-    assert h.observe(OLD)[1] == "# snapshot 4, diff from snapshot 1: no change"
-    assert h.observe(OLD)[1] == "# snapshot 5, diff: no change"
+    assert h.observe(OLD)[1] == "# diff 4 from 1: no change"
+    assert h.observe(OLD)[1] == "# diff 5: no change"
     # a text seen whole outside the history is the next diff's previous text, unnumbered
     h.seen(dialog)
     n, d = h.observe(OLD)
-    assert n == 6 and d.startswith("# snapshot 6, diff from snapshot 5: no change")
+    assert n == 6 and d == "# diff 6\n@15 -2- dialog"  # shorter than "from 5: no change"
+    assert apply(d, {**h.texts(), 5: dialog}) == OLD
     assert is_diff(d) and is_diff(full_note(7)) and not is_diff("# 1080x2400 portrait")
+    assert is_whole(full_note(7) + "\n" + OLD) and is_whole(OLD) and not is_whole(d)
     h2 = History()
     h2.seen(OLD)
-    assert h2.observe(dialog)[1].startswith("# snapshot 1, diff: 2 added\n")
+    assert h2.observe(dialog)[1].startswith("# diff 1\n")
     assert apply(h2.observe(dialog)[1], h2.texts()) == dialog
     with pytest.raises(ValueError):
         History(keep=0)
@@ -196,8 +202,7 @@ def test_earlier_observations_are_tried_only_on_texts_of_bounded_length(monkeypa
     from baremobile.snapshot import diff as diff_mod
 
     other = OLD.replace('"Settings"', '"Sound"')
-    for limit, head in ((100, "# snapshot 3, diff from snapshot 1: no change"),
-                        (5, "# snapshot 3, diff: 1 changed")):
+    for limit, head in ((100, "# diff 3 from 1: no change"), (5, "# diff 3")):
         monkeypatch.setattr(diff_mod, "OLDER_MAX_LINES", limit)
         h = History()
         h.observe(OLD)
@@ -222,7 +227,7 @@ def test_a_history_keeps_only_the_last_observations():
         h.observe(s)
     assert sorted(h.texts()) == [3, 4]
     n, d = h.observe(screens[0])  # seen as snapshot 1, forgotten: a diff of the previous
-    assert d.startswith("# snapshot 5, diff: 1 changed") and apply(d, h.texts()) == screens[0]
+    assert d.startswith("# diff 5\n") and apply(d, h.texts()) == screens[0]
 
 
 # --- property: any change of a snapshot ----------------------------------------------------
@@ -298,7 +303,7 @@ def test_apply_reproduces_the_new_text_exactly(tree, ops):
     assert render(parse(old)) == old and render(parse(new)) == new
     d = diff(old, new)
     assert apply(d, old) == new
-    assert len(d) <= len(FULL_NOTE) + 1 + len(new)
+    assert len(d) <= max(len(FULL_NOTE) + 1 + len(new), len("# diff: no change"))
 
 
 @settings(max_examples=150, deadline=None)
@@ -316,7 +321,7 @@ def test_a_history_of_changes_applies_at_every_step(tree, steps, keep):
     for i, text in enumerate(screens + screens[::-1]):
         before = dict(texts)
         n, d = h.observe(text)
-        assert apply(d, before if not d.startswith(full_note(n)) else "") == text
+        assert apply(d, before if not is_whole(d) else "") == text
         texts = h.texts()
         assert n == i + 1 and texts[n] == text and len(texts) <= keep
 

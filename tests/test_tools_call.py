@@ -568,8 +568,12 @@ def test_groups_select_tools():
 def test_to_text():
     assert tools.to_text({"ok": True, "tool": "back", "done": "pressed back"}) == "pressed back"
     text = tools.to_text({"ok": True, "tool": "snapshot", "package": "p", "refs": 1,
+                          "device": "d", "truncated": False, "x": 1,
                           "snapshot": '- Button [ref=1] "OK"'})
-    assert text.endswith('- Button [ref=1] "OK"') and '"package": "p"' in text
+    # beside a snapshot, the facts its text says (or the caller knows) are left out
+    assert text == '{"x": 1}\n- Button [ref=1] "OK"'
+    text = tools.to_text({"ok": True, "tool": "tap", "done": "tapped ref 1", "device": "d"})
+    assert text == 'tapped ref 1\n{"device": "d"}'  # no snapshot: the facts stay
     text = tools.to_text({"ok": False, "tool": "tap",
                           "error": {"code": "BUSY", "message": "m", "hint": "h"}})
     assert text == "error BUSY: m\nhint: h"
@@ -653,7 +657,8 @@ def test_snapshot_diff_and_observe_diff(page, phone):
     from baremobile.snapshot.diff import apply, full_note
 
     first = ok(tools.call(page, "snapshot", {"diff": True}))["snapshot"]
-    assert first.startswith(full_note(1) + "\n# 1080x2400 portrait\n")  # nothing seen before
+    assert full_note(1) == "" and first.startswith("# 1080x2400 portrait\n")  # nothing
+    # seen before: the first observation is the screen itself
     seen = apply(first, "")
     ok(tools.call(page, "launch", {"package": SETTINGS}))
     full = ok(tools.call(page, "snapshot", {}))["snapshot"]
@@ -662,7 +667,7 @@ def test_snapshot_diff_and_observe_diff(page, phone):
     r = ok(tools.call(page, "scroll", {"ref": lst, "direction": "down"}, observe="diff",
                       settle=0))
     # against the whole snapshot shown last (it has no number: not "from snapshot N")
-    assert r["snapshot"].startswith("# snapshot 2, diff: ")
+    assert r["snapshot"].startswith("# diff 2;")
     assert r["refs"] == len(page.last_snapshot.refs)
     assert apply(r["snapshot"], full) == page.last_snapshot.full_text
     assert "Network & internet" not in page.last_snapshot.text  # scrolled away…
@@ -675,11 +680,11 @@ def test_snapshot_diff_and_observe_diff(page, phone):
     ok(tools.call(s, "configure", {"observe": "diff", "settle": 0}, groups=["session"]))
     before = page.last_snapshot.full_text
     r = ok(tools.call(s, "scroll", {"ref": lst, "direction": "up"}))
-    assert r["snapshot"].startswith("# snapshot 3, diff: ")
+    assert r["snapshot"].startswith("# diff 3")
     assert apply(r["snapshot"], before) == page.last_snapshot.full_text
     # back where snapshot 2 was: the diff is taken against it, and says so
     r = ok(tools.call(s, "scroll", {"ref": lst, "direction": "down"}))
-    assert r["snapshot"] == "# snapshot 4, diff from snapshot 2: no change"
+    assert r["snapshot"] == "# diff 4 from 2: no change"
     err(tools.call(s, "configure", {"observe": "yes"}, groups=["session"]), "INVALID_ARGUMENT")
     err(tools.call(page, "back", {}, observe="sometimes"), "INVALID_ARGUMENT")
     ok(tools.call(s, "configure", {"observe": False}, groups=["session"]))
@@ -692,5 +697,5 @@ def test_a_diff_longer_than_max_chars_gives_the_cut_screen(page):
     ok(tools.call(page, "snapshot", {}))
     ok(tools.call(page, "launch", {"package": SETTINGS}))
     r = ok(tools.call(page, "snapshot", {"diff": True, "max_chars": 300}))
-    assert r["snapshot"].startswith(full_note(1) + "\n# 1080x2400 portrait")
+    assert full_note(1) == "" and r["snapshot"].startswith("# 1080x2400 portrait")
     assert len(r["snapshot"]) <= 300 and r["truncated"] is True

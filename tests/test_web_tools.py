@@ -55,7 +55,7 @@ def test_tools_snapshot_and_tap_a_web_ref(phone, page, web_pages):
     ok(tools.call(page, "tap", {"ref": ref_on(snap, '"Press me"')}))
     assert js(phone, "window.clicks") == 1
     diff = ok(tools.call(page, "snapshot", {"diff": True}))["snapshot"]
-    assert diff.startswith("# snapshot 1, diff: ") and '"Pressed 1"' in diff  # only what changed
+    assert diff.startswith("# diff 1") and '"Pressed 1"' in diff  # only what changed
 
 
 def test_type_tool_puts_unicode_into_a_web_field_and_refuses_a_native_one(phone, page,

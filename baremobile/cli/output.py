@@ -55,6 +55,7 @@ EXIT_CODES: dict[str, int] = {
     "WEB_ERROR": 7,  # a page could not be read or driven (a script threw)
     "MISSING_DEPENDENCY": 8,
     "DAEMON": 9,
+    "NOT_ACTIONABLE": 10,  # disabled, takes no text, typed text not held
 }
 
 

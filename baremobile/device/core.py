@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from baremobile.android.activity import parse_am_start
 from baremobile.android.display import parse_wm_density, parse_wm_size
+from baremobile.android.input_method import GREP_PATTERN, InputTarget, parse_input_target
 from baremobile.android.png import PNG_SIGNATURE, png_problem
 from baremobile.android.props import parse_getprop
 from baremobile.android.shell_words import (
@@ -104,6 +105,14 @@ class Device:
         """
         pattern = quote("mCurrentFocus|mFocusedApp")
         return parse_focus(self.transport.shell(f"dumpsys window | grep -E {pattern}").stdout)
+
+    def input_target(self) -> InputTarget:
+        """Which view the input method serves and whether it takes text (``dumpsys
+        input_method``, filtered on the device: one round trip, no dump; see
+        :mod:`baremobile.android.input_method`)."""
+        text = self.transport.shell(
+            f"dumpsys input_method | grep -E {quote(GREP_PATTERN)}").text
+        return parse_input_target(text)
 
     # -- files ------------------------------------------------------------------------
     def file_info(self, path: str) -> tuple[int, str]:

@@ -6,17 +6,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 
 from baremobile.android.keycodes import KEYCODES, keycode
 from baremobile.android.shell_words import number, validate_package, validate_uri
 from baremobile.android.text_input import HIDDEN_PASSWORD_DELETES, clear_plan, typing_plan
-from baremobile.errors import InvalidArgument, UnsupportedText
-from baremobile.page.base import verb
+from baremobile.errors import InvalidArgument, NotEditable, TextMismatch, UnsupportedText
+from baremobile.page.base import Typed, refused, verb
 from baremobile.page.screenshot import Screenshot
 from baremobile.page.selector import Target
 from baremobile.page.web import WebVerbs
-from baremobile.snapshot import RefNode
+from baremobile.snapshot import RefNode, Snapshot
 from baremobile.transport import DUMP_TIMEOUT
 
 __all__ = ["ActionVerbs", "DIRECTIONS", "SCROLL_AMOUNTS"]
@@ -25,6 +26,25 @@ __all__ = ["ActionVerbs", "DIRECTIONS", "SCROLL_AMOUNTS"]
 DIRECTIONS = ("up", "down", "left", "right")
 #: scroll amounts by name (Android Remote Control's): the fraction of the element to move
 SCROLL_AMOUNTS = {"small": 0.25, "medium": 0.5, "large": 0.75}
+
+#: After tapping something that is not a text field, how long ``type`` waits for a text
+#: field to take focus (an app opening its search screen), and how often it asks.
+EDITOR_WAIT = 2.0
+EDITOR_POLL = 0.25
+
+
+def _loose(s: str) -> str:
+    return "".join(c for c in s.casefold() if c.isalnum())
+
+
+def _holds(shown: str, text: str, clear: bool, password: bool) -> bool:
+    """Whether a field showing ``shown`` holds ``text`` typed into it (``clear``: only it)."""
+    if password and shown and set(shown) <= {"\u2022", "*", "\u25cf"}:
+        return len(shown) == len(text) if clear else len(shown) >= len(text)
+    if (shown == text) if clear else (text in shown):
+        return True
+    a, b = _loose(shown), _loose(text)  # formatting added by the field: (555) 123-4567
+    return bool(b) and ((a == b) if clear else (b in a))
 
 
 class ActionVerbs(WebVerbs):
@@ -118,6 +138,14 @@ class ActionVerbs(WebVerbs):
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
 
+        The target must take text. A text field is tapped and typed into in one round trip.
+        Anything else that a tap can open a field with (a search bar) is tapped, then the
+        input method is asked whether a text field has focus now (``dumpsys input_method``:
+        a round trip, repeated for up to 2 s while an app opens): if none has,
+        :class:`~baremobile.errors.NotEditable` — nothing is typed. An element a tap cannot
+        open a field with (a switch, a list, a label) and a disabled one are refused before
+        anything is sent.
+
         Emptying on Android 13+ is select-all and delete. Older Android can only delete
         backwards, so the field is read from the device after it has focus (one extra dump,
         which leaves :attr:`last_snapshot` as it is) and that many characters are deleted:
@@ -132,34 +160,86 @@ class ActionVerbs(WebVerbs):
             plan, unsupported = [], exc
         if target is None:
             self._type_focused(plan, unsupported, clear=clear, submit=submit)
+            self._typed = Typed(None, text, clear, submit, self.actions + 1)
             return
         (x, y), _, node = self._target(target)
         if unsupported is not None:  # beyond ASCII: only a page can take it
             self._type_into_page(target, text, unsupported, clear=clear, submit=submit)
             return
         commands: list[list[str]] = []
-        if node is None or not node.focused:
+        field = node is not None and node.editable
+        if node is not None:
+            self._check_enabled(node)
+            if not field and (node.checkable or not (node.clickable or node.long_clickable)):
+                raise refused(NotEditable(
+                    f"ref {node.ref} ({self._words(node)}) takes no text, and a tap on it "
+                    "opens no text field (it is "
+                    + ("checkable" if node.checkable else "not clickable")
+                    + "): nothing was sent"))
+        if not field or not node.focused:  # type: ignore[union-attr]
             x, y, display, node = self._touch_point(target)
             commands.append(self.device.tap_argv(x, y, display=display))
+        what = f"ref {node.ref}" if node is not None else "the target"
+        if not field:  # a search bar: does the tap give a text field focus?
+            self.device.run_all(commands)
+            commands = []
+            self._await_editor(what if node is None else f"{what} ({self._words(node)})")
         if clear:
             api = self.device.api_level
             length = 0
             if api < 33:  # the length must be the field's now: focus it, then read it
                 self.device.run_all(commands)
                 commands = []
-                length = self._focused_length(
-                    f"ref {node.ref}" if node is not None else "the target")
+                length = self._focused_length(what)
             commands.extend(clear_plan(api, length))
         commands.extend(plan)
         if submit:
             commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
         self.device.run_all(commands)
+        self._typed = Typed(node.ref if field and node is not None else None, text, clear,
+                             submit, self.actions + 1)
+
+    def _await_editor(self, what: str) -> None:
+        """After tapping something that is not a text field: wait (up to
+        :data:`EDITOR_WAIT` s) for the input method to serve a view that takes text, or
+        raise :class:`~baremobile.errors.NotEditable` (the tap was sent, nothing typed)."""
+        token = self._token
+        deadline = time.monotonic() + EDITOR_WAIT
+        while True:
+            target = self.device.input_target()
+            if target.editor or (not target.known and target.shown):
+                return
+            if not target.known and target.shown is None:
+                # the device said nothing usable: read the screen instead (one dump)
+                if self.focused_field() is not None:
+                    return
+                break
+            if token is None or time.monotonic() + EDITOR_POLL > deadline:
+                break
+            token.sleep(EDITOR_POLL, "waiting for a text field to take focus")
+        raise NotEditable(
+            f"tapped {what}, but no text field has focus after it: nothing was typed (the "
+            "tap itself was sent and may have changed the screen)",
+            hint="take a new snapshot ({snapshot}) to see what the tap did, and type into a "
+                 "TextInput's ref")
 
     def _type_focused(self, plan: list[list[str]], unsupported: UnsupportedText | None, *,
                       clear: bool, submit: bool) -> None:
-        """``type(None, …)``: into the focused field, no tap first."""
+        """``type(None, …)``: into the focused field, no tap first. A field the fresh last
+        snapshot shows focused is trusted; otherwise the input method is asked first (one
+        round trip) and nothing is typed when no text field has focus."""
         if unsupported is not None:
             raise unsupported
+        snap = self._last
+        shown = (snap is not None and not self._stale()
+                 and any(r.focused and r.editable for r in snap.refs.values()))
+        if not shown and (plan or clear or submit):
+            target = self.device.input_target()
+            if not (target.editor or (not target.known and target.shown is not False)):
+                raise refused(NotEditable(
+                    "no text field has focus: nothing was typed",
+                    hint="give the text field's ref or selector (a TextInput in a new "
+                         "snapshot: {snapshot})"))
         commands: list[list[str]] = []
         if clear:
             api = self.device.api_level
@@ -170,6 +250,36 @@ class ActionVerbs(WebVerbs):
             commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
         if commands:
             self.device.run_all(commands)
+
+    @verb()
+    def verify_typed(self, snapshot: Snapshot | None = None) -> str | None:
+        """Check that the field the last :meth:`type` typed into holds the text, and return
+        what it holds; :class:`~baremobile.errors.TextMismatch` names what it shows instead.
+
+        ``snapshot`` is one taken right after the ``type`` (the tools pass the one they
+        observe with: no extra dump); without it the screen is read now (one dump). None —
+        nothing to check — when the last verb that acted was not a ``type``, when it pressed
+        Enter (the screen moves on), or when no text field is on the screen any more.
+        Formatting the field adds (spaces, dashes, parentheses in a phone number) is
+        allowed; a password is checked by its length when its text shows as dots."""
+        t = self._typed
+        if t is None or t.submit or t.at != self.actions:
+            return None
+        snap = snapshot if snapshot is not None else self.snapshot(web=self._web)
+        fields = [r for r in snap.refs.values() if r.editable]
+        field = next((r for r in fields if r.ref == t.ref), None) if t.ref is not None else None
+        if field is None:
+            field = next((r for r in fields if r.focused), None)
+        if field is None:
+            return None
+        shown = field.text
+        if _holds(shown, t.text, t.clear, field.password):
+            return shown
+        empty = not shown or (shown == field.hint and t.text != field.hint)
+        said = "is empty" + (f" (it shows its hint {shown!r})" if shown else "") if empty \
+            else f"shows {shown!r}"
+        raise TextMismatch(
+            f"typed {t.text!r} into ref {field.ref}, but the field {said}", shown=shown)
 
     @verb()
     def focused_field(self) -> RefNode | None:
@@ -186,9 +296,10 @@ class ActionVerbs(WebVerbs):
         """How many characters to delete to empty the focused field (see :meth:`type`)."""
         field = self.focused_field()
         if field is None:
-            raise InvalidArgument(
+            raise NotEditable(
                 f"cannot empty {what}: no text field has focus after tapping it, so its "
-                "length cannot be read (Android before 13 deletes backwards)",
+                "length cannot be read (Android before 13 deletes backwards); nothing was "
+                "typed",
                 hint="give the text field's own ref or selector (a TextInput in a new "
                 "snapshot: {snapshot})",
             )

@@ -95,6 +95,16 @@ class AsyncPage:
         awaitable): ``async with await page.tracing.start("t.zip"): …``."""
         return AsyncTracing(self.page.tracing, self._run)
 
+    @property
+    def trust_refs(self) -> bool:
+        """Whether refs are acted on as the last snapshot shows them, without reading the
+        screen again when it may have changed (off by default; see :attr:`Page.trust_refs`)."""
+        return self.page.trust_refs
+
+    @trust_refs.setter
+    def trust_refs(self, value: bool) -> None:
+        self.page.trust_refs = bool(value)
+
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
         return self.page.cancel("AsyncPage.cancel()")
@@ -139,7 +149,7 @@ class AsyncPage:
         The dump is streamed into the pruner as it arrives. Refs stay the same for elements
         that were in the previous snapshots. ``diff=True`` makes :attr:`Snapshot.text` show
         only what changed since the previous snapshot, or since an earlier ``diff=True``
-        observation when the screen came back to it (``# snapshot 7, diff from snapshot 3``;
+        observation when the screen came back to it (``# diff 7 from 3``;
         ``.number`` is its number, ``.refs`` still holds every ref, ``.full_text`` is the
         whole screen); a diff is never cut by the limits, but one longer than ``max_chars``
         gives way to the cut full text. With ``stable=True``
@@ -168,7 +178,10 @@ class AsyncPage:
         /,
         **fields_: Any,
     ) -> list[Node]:
-        """Elements of the last snapshot (taken now if there is none) matching a selector."""
+        """Elements of the screen matching a selector: of the last snapshot, or — when there
+        is none, or a verb that may have changed the screen ran since (and refs are not
+        trusted, :attr:`trust_refs`) — of the screen read now (one dump).
+        """
         return await self._run(lambda: self.page.find(selector, **fields_), 'find')
 
     async def preferences(self, package: str, file: str) -> dict[str, dict[str, Any]]:
@@ -606,6 +619,14 @@ class AsyncPage:
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
 
+        The target must take text. A text field is tapped and typed into in one round trip.
+        Anything else that a tap can open a field with (a search bar) is tapped, then the
+        input method is asked whether a text field has focus now (``dumpsys input_method``:
+        a round trip, repeated for up to 2 s while an app opens): if none has,
+        :class:`~baremobile.errors.NotEditable` — nothing is typed. An element a tap cannot
+        open a field with (a switch, a list, a label) and a disabled one are refused before
+        anything is sent.
+
         Emptying on Android 13+ is select-all and delete. Older Android can only delete
         backwards, so the field is read from the device after it has focus (one extra dump,
         which leaves :attr:`last_snapshot` as it is) and that many characters are deleted:
@@ -615,6 +636,19 @@ class AsyncPage:
             lambda: self.page.type(target, text, clear=clear, submit=submit),
             'type',
         )
+
+    async def verify_typed(self, snapshot: Snapshot | None = None) -> str | None:
+        """Check that the field the last :meth:`type` typed into holds the text, and return
+        what it holds; :class:`~baremobile.errors.TextMismatch` names what it shows instead.
+
+        ``snapshot`` is one taken right after the ``type`` (the tools pass the one they
+        observe with: no extra dump); without it the screen is read now (one dump). None —
+        nothing to check — when the last verb that acted was not a ``type``, when it pressed
+        Enter (the screen moves on), or when no text field is on the screen any more.
+        Formatting the field adds (spaces, dashes, parentheses in a phone number) is
+        allowed; a password is checked by its length when its text shows as dots.
+        """
+        return await self._run(lambda: self.page.verify_typed(snapshot), 'verify_typed')
 
     async def focused_field(self) -> RefNode | None:
         """The text field that has focus, read from the device now (a fresh dump; the last

@@ -12,7 +12,10 @@ in flight — and the three things every verb needs:
   arguments, result or error and timing, and counts the verbs that may change the screen;
 * **observing** (:meth:`PageBase.snapshot`, :meth:`PageBase.find`): the dump streamed into
   the pruner, web pages merged in;
-* **resolving targets**: a ref or a selector to the point to touch.
+* **resolving targets**: a ref or a selector to the point to touch — read again from the
+  screen when a verb that may have changed it ran since the last snapshot (one dump; none
+  while the snapshot is fresh, or with :attr:`PageBase.trust_refs`) — and whether the
+  element can take the action (not covered by another window, not disabled).
 
 Verb families (``actions``, ``waits``, ``gestures``, ``apps``, ``files``, ``system``,
 ``reading``, ``web``) are subclasses of this base, so everything they reach on the host is
@@ -25,6 +28,7 @@ import contextlib
 import functools
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -35,26 +39,30 @@ from baremobile.device.core import Device
 from baremobile.device.touch import Touch
 from baremobile.errors import (
     Cancelled,
+    ElementDisabled,
     InvalidArgument,
     PageClosed,
     RefCovered,
     RefNotFound,
 )
 from baremobile.page.selector import Selector, Target
+from baremobile.page.whynot import around_changed, describe, dialog_over, why_not
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
-from baremobile.snapshot.identity import RefTracker
+from baremobile.snapshot.identity import HISTORY, RefTracker
 from baremobile.snapshot.tree import Node
 from baremobile.trace.record import Tracing
 from baremobile.transport import DUMP_TIMEOUT, Transport
 from baremobile.transport.cancel import CancelToken, cancel_scope
 
-__all__ = ["PageBase", "Step", "StepObserver", "verb", "WEB_TIMEOUT"]
+__all__ = ["PageBase", "Step", "StepObserver", "Typed", "describe", "refused", "verb",
+           "WEB_TIMEOUT"]
 
 #: The most a snapshot waits for its pages (the native part never waits for them).
 WEB_TIMEOUT = 15.0
 
 F = TypeVar("F", bound=Callable[..., Any])
+E = TypeVar("E", bound=BaseException)
 
 
 @dataclass
@@ -84,10 +92,26 @@ class StepObserver(Protocol):
     def step_ended(self, page: PageBase, step: Step) -> None: ...
 
 
+def refused(exc: E) -> E:
+    """Mark an error raised before the verb sent anything (a ref that cannot be acted on, a
+    disabled element): the verb did not change the screen, so it does not make the last
+    snapshot stale (:attr:`PageBase.actions` does not count it)."""
+    exc.nothing_sent = True  # type: ignore[attr-defined]
+    return exc
+
+
+def _sent_nothing(exc: BaseException) -> bool:
+    """Whether a verb that raised ``exc`` sent nothing that could change the screen: its
+    arguments were rejected (:class:`~baremobile.errors.InvalidArgument`, by definition
+    before anything is sent) or it was :func:`refused`."""
+    return isinstance(exc, InvalidArgument) or bool(getattr(exc, "nothing_sent", False))
+
+
 def verb(*, acts: bool = False) -> Callable[[F], F]:
     """Make a method a verb of the page: it runs under the page's guard
     (:meth:`PageBase._using`), is shown to the page's observers when it is the outermost
-    call, and — with ``acts`` — counts as something that may have changed the screen.
+    call, and — with ``acts`` — counts as something that may have changed the screen
+    (unless it raised before sending anything: :func:`refused`, invalid arguments).
 
     A whole screen an outermost verb returns (a :class:`Snapshot` that is not a diff) is
     what its caller was shown: later ``snapshot(diff=True)`` calls may be diffs against it.
@@ -112,6 +136,17 @@ def verb(*, acts: bool = False) -> Callable[[F], F]:
         return cast(F, run)
 
     return wrap
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the last ``type`` did, for ``verify_typed``."""
+
+    ref: int | None  #: the field's ref (None: whatever field had or took focus)
+    text: str
+    clear: bool
+    submit: bool
+    at: int  #: :attr:`~PageBase.actions` right after it
 
 
 @dataclass(frozen=True)
@@ -162,6 +197,17 @@ class PageBase:
         self.tracing = Tracing(self)
         #: given every raw dump a verb reads, while a recording asks for them
         self._dump_sink: Callable[[bytes], None] | None = None
+        #: act on refs and selectors as the last snapshot shows them even when a verb that
+        #: may have changed the screen ran since (no dump to read them again): for scripts
+        #: that know their screen and want the speed. Off by default — see docs/page.md
+        self.trust_refs = False
+        #: what the last ``type`` did (``verify_typed`` checks the field holds it)
+        self._typed: Typed | None = None
+        #: the snapshots before the last one, newest first (what a gone ref was, and where)
+        self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
+        #: the screen read again to resolve targets since the last snapshot went stale, and
+        #: :attr:`actions` when it was read (see :meth:`_screen`)
+        self._now: tuple[int, Snapshot] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -200,10 +246,14 @@ class PageBase:
             if self._closed:
                 raise PageClosed(f"the page for {self.serial} is closed")
             if self._token is not None:
+                counted = acts
                 try:
                     yield _NESTED
+                except BaseException as exc:
+                    counted = acts and not _sent_nothing(exc)
+                    raise
                 finally:
-                    if acts:
+                    if counted:
                         self.actions += 1
                 return
             before = self._last
@@ -212,12 +262,14 @@ class PageBase:
                 step = self._step = Step(name, args, dict(kwargs or {}), acts, time.time())
                 self._tell("step_started", step)
             began = time.monotonic()
+            counted = acts
             with cancel_scope() as token:
                 self._token = token
                 try:
                     yield _Frame(True, step)
                     token.settle(f"the call on {self.serial}")
                 except BaseException as exc:
+                    counted = acts and not _sent_nothing(exc)
                     if token.cancelled:
                         self._last = before
                         if not isinstance(exc, Cancelled):
@@ -232,7 +284,7 @@ class PageBase:
                     raise
                 finally:
                     self._token = None
-                    if acts:
+                    if counted:
                         self.actions += 1
                     if step is not None:
                         step.seconds = time.monotonic() - began
@@ -300,7 +352,7 @@ class PageBase:
         The dump is streamed into the pruner as it arrives. Refs stay the same for elements
         that were in the previous snapshots. ``diff=True`` makes :attr:`Snapshot.text` show
         only what changed since the previous snapshot, or since an earlier ``diff=True``
-        observation when the screen came back to it (``# snapshot 7, diff from snapshot 3``;
+        observation when the screen came back to it (``# diff 7 from 3``;
         ``.number`` is its number, ``.refs`` still holds every ref, ``.full_text`` is the
         whole screen); a diff is never cut by the limits, but one longer than ``max_chars``
         gives way to the cut full text. With ``stable=True``
@@ -336,6 +388,8 @@ class PageBase:
                 snap = again
         if diff:
             snap = snap.diff_from(self._seen, max_chars=max_chars)
+        if self._last is not None:
+            self._recent.appendleft(self._last)
         self._last = snap
         self._snapshot_actions = actions
         return snap
@@ -411,38 +465,56 @@ class PageBase:
     def find(
         self, selector: Selector | Mapping[str, Any] | None = None, /, **fields_: Any
     ) -> list[Node]:
-        """Elements of the last snapshot (taken now if there is none) matching a selector."""
+        """Elements of the screen matching a selector: of the last snapshot, or — when there
+        is none, or a verb that may have changed the screen ran since (and refs are not
+        trusted, :attr:`trust_refs`) — of the screen read now (one dump)."""
         sel = Selector.of(selector if selector is not None else fields_)
-        snap = self._last or self.snapshot()
+        snap = self._refresh() if self._last is None or self._stale() else self._last
         return sel.matches(snap)
 
     # -- resolving targets --------------------------------------------------------------
+    def _stale(self) -> bool:
+        """Whether the last snapshot may not show the screen as it is: a verb that may
+        change it ran since (and refs are not trusted, :attr:`trust_refs`)."""
+        return (self._last is not None and not self.trust_refs
+                and self._snapshot_actions != self.actions)
+
+    def _refresh(self) -> Snapshot:
+        """The screen read again for the caller (``find`` when stale): one dump, web pages
+        merged as the last snapshot did; it becomes :attr:`last_snapshot` (refs keep their
+        numbers). Not an observation: ``diff=True`` snapshots are still taken against what
+        the caller was shown."""
+        return cast(Snapshot, self.snapshot(web=self._web))
+
+    def _screen(self) -> Snapshot:
+        """The screen targets are resolved against: the last snapshot while it is fresh (or
+        refs are trusted); else the screen read again now — one dump per change, through
+        the page's tracker (refs keep their numbers) — which is not shown to the caller:
+        :attr:`last_snapshot` stays the snapshot the caller's refs come from, and a later
+        verb on them reads the screen again."""
+        assert self._last is not None
+        if not self._stale():
+            return self._last
+        if self._now is None or self._now[0] != self.actions:
+            self._now = (self.actions, self._dump({}, DUMP_TIMEOUT, self._web))
+        return self._now[1]
+
     def _ref(self, ref: int) -> RefNode:
         if self._last is None:
-            raise RefNotFound(
+            raise refused(RefNotFound(
                 f"ref {ref}: there is no snapshot yet",
                 hint="take a snapshot ({snapshot}) and use a ref from it",
-            )
-        try:
-            return self._last.refs[ref]
-        except KeyError:
-            pass
-        hint = (
-            "take a new snapshot ({snapshot}) and use a ref from it (an element keeps its ref "
-            "while it stays on screen)"
-        )
-        if self._refs.issued(ref):
-            what = self._refs.gone.get(ref)
-            raise RefNotFound(
-                f"ref {ref}{f' ({what})' if what else ''} is gone: its element is not on the "
-                "screen any more",
-                hint=hint,
-            )
-        raise RefNotFound(
-            f"ref {ref} was never given on this page"
-            + (f" (refs so far: 1–{self._refs.next - 1})" if self._refs.next > 1 else ""),
-            hint=hint,
-        )
+            ))
+        now = self._screen()
+        if ref not in now.refs:
+            raise refused(why_not(ref, now, [s for s in (self._last, *self._recent)
+                                             if s is not now], self._refs))
+        if now is not self._last:  # read again: is it still the element the caller saw?
+            before = next((s for s in (self._last, *self._recent) if ref in s.refs), None)
+            changed = around_changed(ref, before, now) if before is not None else None
+            if changed is not None:  # a look-alike on another screen, not the element
+                raise refused(changed)
+        return now.refs[ref]  # the same element, wherever it is now
 
     def _target(
         self, target: Target
@@ -465,11 +537,11 @@ class PageBase:
             return self._resolve(int(target))
         if isinstance(target, (Selector, Mapping)):
             sel = Selector.of(target)
-            fresh = self._last is None
-            snap = self._last if self._last is not None else self.snapshot()
+            fresh = self._last is None or self._stale()
+            snap = self._refresh() if self._last is None else self._screen()
             found = sel.matches(snap)
             if len(found) <= sel.index and not fresh:  # the screen may have moved on
-                snap = self.snapshot()
+                snap = self._refresh()
                 found = sel.matches(snap)
             if len(found) > sel.index:
                 n = found[sel.index]
@@ -478,20 +550,47 @@ class PageBase:
                     return ref.center, ref.bounds, ref
                 vis = n.vis or (0, 0, 0, 0)
                 return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
-            raise RefNotFound(
+            raise refused(RefNotFound(
                 f"nothing on screen matches {sel}",
                 hint="take a snapshot and check the element's text, desc or id",
-            )
+            ))
         raise InvalidArgument(
             f"target must be a ref (int) or a selector, not {type(target).__name__}"
         )
 
-    def _touch_point(self, target: Target) -> tuple[int, int, int, RefNode | None]:
-        """(x, y, display, RefNode) to touch; refuses a point under another window."""
+    def _touch_point(self, target: Target, *, enabled: bool = True
+                     ) -> tuple[int, int, int, RefNode | None]:
+        """(x, y, display, RefNode) to touch; refuses a point under another window and —
+        with ``enabled`` (acting on the element, not just pointing at it) — a disabled
+        element."""
         (x, y), _, node = self._target(target)
         if node is not None and node.covered:
-            raise RefCovered(
+            raise refused(RefCovered(
                 f"ref {node.ref} ({node.label or node.role}) lies under another window "
-                "(the keyboard or a dialog): a tap there would land on that window"
-            )
+                "(the keyboard or a dialog): a tap there would land on that window; nothing "
+                "was sent"
+            ))
+        if node is not None and not node.covered:
+            dialog = dialog_over(self._screen(), node)
+            if dialog:
+                raise refused(RefCovered(
+                    f"ref {node.ref} ({self._words(node)}) is in the app behind a dialog "
+                    f"({dialog}): a tap there would close the dialog or be ignored; nothing "
+                    "was sent",
+                    hint="answer or close the dialog ({back}), then take a new snapshot "
+                         "({snapshot})"))
+        if enabled and node is not None:
+            self._check_enabled(node)
         return x, y, (node.display if node is not None else 0), node
+
+    def _words(self, node: RefNode) -> str:
+        """How messages name ``node`` of the screen as resolved (:func:`describe`)."""
+        snap = self._screen() if self._last is not None else None
+        line = snap.refs.node(node.ref) if snap is not None and node.ref in snap.refs else None
+        return describe(node, line)
+
+    def _check_enabled(self, node: RefNode) -> None:
+        if not node.enabled:
+            raise refused(ElementDisabled(
+                f"ref {node.ref} ({self._words(node)}) is disabled: a touch would do nothing; "
+                "nothing was sent"))

@@ -118,6 +118,16 @@ class AsyncPage:
         awaitable): ``async with await page.tracing.start("t.zip"): …``."""
         return AsyncTracing(self.page.tracing, self._run)
 
+    @property
+    def trust_refs(self) -> bool:
+        """Whether refs are acted on as the last snapshot shows them, without reading the
+        screen again when it may have changed (off by default; see :attr:`Page.trust_refs`)."""
+        return self.page.trust_refs
+
+    @trust_refs.setter
+    def trust_refs(self, value: bool) -> None:
+        self.page.trust_refs = bool(value)
+
     def cancel(self) -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
         return self.page.cancel("AsyncPage.cancel()")

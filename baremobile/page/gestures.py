@@ -29,14 +29,15 @@ class GestureVerbs(PageBase):
     def _touch_engine(self) -> Touch:
         return self._touch
 
-    def _xy(self, point: Point, what: str) -> tuple[int, int, int]:
-        """(x, y, display) of a ref, a selector or an (x, y) pair."""
+    def _xy(self, point: Point, what: str, *, enabled: bool = True) -> tuple[int, int, int]:
+        """(x, y, display) of a ref, a selector or an (x, y) pair (``enabled``: the element
+        is acted on, so a disabled one is refused)."""
         if isinstance(point, (tuple, list)) and not isinstance(point, Mapping):
             if len(point) != 2:
                 raise InvalidArgument(f"{what} as coordinates is (x, y), not {point!r}")
             return (number(f"{what} x", point[0], minimum=0, maximum=100_000),
                     number(f"{what} y", point[1], minimum=0, maximum=100_000), 0)
-        x, y, display, _ = self._touch_point(point)
+        x, y, display, _ = self._touch_point(point, enabled=enabled)
         return x, y, display
 
     @verb(acts=True)
@@ -53,7 +54,7 @@ class GestureVerbs(PageBase):
         ``ms`` milliseconds and lift: drag and drop, reordering, moving icons."""
         ms = number("ms", ms, minimum=1, maximum=60_000)
         x1, y1, display = self._xy(source, "drag start")
-        x2, y2, _ = self._xy(dest, "drag end")
+        x2, y2, _ = self._xy(dest, "drag end", enabled=False)
         route = self._touch_engine().drag(x1, y1, x2, y2, ms, display=display)
         return {"route": route, "from": [x1, y1], "to": [x2, y2]}
 

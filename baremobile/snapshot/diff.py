@@ -3,51 +3,23 @@
 Refs are stable within a Page (:mod:`~baremobile.snapshot.identity`), so an element that did
 not change prints the same line in both texts and a line diff says exactly what changed.
 :func:`diff` writes one, :func:`apply` applies it to the text it was taken against and gives
-the new text back, character for character::
+the new text back, character for character; :class:`History` numbers a reader's
+observations and takes each against the text it is most like::
 
-    # snapshot 5, diff: 6 added, 4 removed, 1 changed; gone: refs 3-4
-    @5 - List [ref=2]
-    -4    - Group [ref=3]
-    +    - Group [ref=14]
-    +      - Text "Security & privacy"
-    @21 - app com.android.settings
-    ~  - TextInput [ref=17] "wifi"
+    # diff 5; gone: refs 3-4
+    @5 -4
+        - Group [ref=14]
+          - Text "Security & privacy"
+    @21 ~17 "wifi" [focused]
+    @23 =2
+      - Text "Network & internet"
+      - List [ref=20]
 
-The grammar, line by line:
-
-* the first line names the observation and what it is taken against:
-  ``# snapshot N, diff: …`` against the previous snapshot, ``# snapshot N, diff from
-  snapshot M: …`` against the earlier observation ``M`` (a screen seen again: navigating
-  back, a dialog gone), or ``# snapshot N: new screen (full text)`` followed by the whole
-  text. A :class:`History` numbers its observations; :func:`diff` without a number writes
-  ``# diff: …`` and ``# new screen (full text)``. After the colon it counts the lines
-  added, removed, changed and moved (those there are: ``3 added, 1 changed``), and ends with
-  ``; gone: refs 3-4, 9`` when refs are gone (shown in removed lines and not in the new
-  text); ``no change`` when nothing changed;
-* ``@N context`` starts a hunk at line ``N`` of the old text (1-based, the screen line is
-  line 1); ``context`` is the parent line of the first line the hunk changes, without its
-  indent (nothing for a top-level line). Lines before ``N`` not covered by an earlier hunk
-  are unchanged;
-* ``+line`` adds a line; ``+K`` alone adds the ``K`` lines that follow, as they are (a block
-  of at least :data:`BLOCK` lines, written without markers);
-* ``~line`` replaces the old text's line here (the same element, shown as it is now);
-* ``-line`` removes the old text's line here, which is shown; ``-K line`` removes ``K``
-  lines, the first of which is shown;
-* ``>line`` / ``>K line`` keeps the next line / ``K`` lines of the old text, each indented
-  one level (two spaces) deeper; ``<`` one level shallower. ``line`` is the first of them as
-  it reads now. A wrapper that appeared or went (a panel opening beside the app's content)
-  moves what it holds one level, nothing else;
-* each marker is followed directly by the snapshot line with its indent; a line starting
-  with ``#`` after the first is a note the snapshot adds about itself (``# web: …``, see
-  :attr:`Snapshot.notes <baremobile.snapshot.result.Snapshot.notes>`), not a change.
-
-**Windows.** Each top-level line (the screen line, a window header) starts a window; the
-diff compares the windows of both texts by their headers. A window that keeps less than
-:data:`FALLBACK` of the lines of its smaller side (old or new; equal or moved a level) is
-shown whole (its old body removed, its new body added as a block); unchanged windows (the
-status and navigation bars under a new app screen) are left out. When no window is left in
-part or whole — a new screen — or the diff would be no shorter than the text, the whole
-text comes after the new-screen note, and :func:`apply` returns it as it is.
+The grammar (``# diff N [from M]``, ``# snapshot N``, ``@N``, added lines as they are,
+``@N =K``, ``~line`` / ``~R rest``, ``-line`` / ``-K`` / ``-K- kind``, ``>``/``<``, notes)
+and how windows are compared are described once, in ``docs/snapshot.md`` ("Diffs"). It is
+written to cost few tokens: every marker is a character or a number, the lines are as the
+snapshot prints them.
 """
 
 from __future__ import annotations
@@ -58,7 +30,6 @@ from collections import deque
 from collections.abc import Mapping
 
 __all__ = [
-    "BLOCK",
     "DIFF_HEAD",
     "FALLBACK",
     "FULL_NOTE",
@@ -71,17 +42,17 @@ __all__ = [
     "diff",
     "full_note",
     "is_diff",
+    "is_whole",
+    "whole",
 ]
 
 #: How an unnumbered diff's first line starts.
-DIFF_HEAD = "# diff: "
+DIFF_HEAD = "# diff"
 #: The first line of an unnumbered "diff" that is the whole new text.
-FULL_NOTE = "# new screen (full text)"
+FULL_NOTE = "# new screen"
 #: A window that keeps (equal, or moved a level) less than this share of the lines of its
 #: smaller side, old or new, is new: it comes whole.
 FALLBACK = 1 / 3
-#: Added lines in a row written as one ``+K`` block (fewer: one ``+`` each).
-BLOCK = 3
 #: Observations a :class:`History` keeps as bases for later diffs.
 KEEP = 8
 #: Earlier observations actually diffed against, at most (those most like the new text,
@@ -95,10 +66,17 @@ _REF = re.compile(r" \[ref=([0-9]+)\]")
 _REF_ALL = re.compile(r"\[ref=([0-9]+)\]")
 _HUNK = re.compile(r"@([1-9][0-9]*)(?: (.*))?")
 _MARK = re.compile(r"([-<>])([1-9][0-9]*)?(.*)", re.DOTALL)
-_BLOCK_MARK = re.compile(r"\+([1-9][0-9]*)")
+_BODY = re.compile(r"=([1-9][0-9]*)")
+#: a line's own ref: ``  - Role [ref=N]`` and what follows it (nothing, or after a space)
+_OWN_REF = re.compile(r"( *- [A-Za-z0-9_]+ \[ref=([0-9]+)\])((?: .*)?)", re.DOTALL)
+_JOINABLE = re.compile(r"@[1-9][0-9]*")
+#: an added top-level line: a window header (``- app …``, ``- keyboard``) — a removed line
+#: is ``-`` and the line, so ``-- app …`` or ``-  - Text …``
+_ADDED_HEADER = re.compile(r"- [a-z]")
+_SHORT = re.compile(r"~([1-9][0-9]*)((?: .*)?)", re.DOTALL)
 _HEAD = re.compile(
-    r"# (?:diff: |new screen \(full text\)$|snapshot ([1-9][0-9]*)"
-    r"(?:, diff(?: from snapshot ([1-9][0-9]*))?: |: new screen \(full text\)$))"
+    r"# (?:(diff)(?: ([1-9][0-9]*)(?: from ([1-9][0-9]*))?)?(?:$|[:;] )|new screen$"
+    r"|snapshot ([1-9][0-9]*)$)"
 )
 _BARS = ("- status bar", "- navigation bar")
 
@@ -108,16 +86,27 @@ class DiffError(ValueError):
 
 
 def full_note(number: int | None = None) -> str:
-    """The first line of a "diff" that is the whole new text (numbered by a History)."""
-    return FULL_NOTE if number is None else f"# snapshot {number}: new screen (full text)"
+    """The first line of a "diff" that is the whole new text (numbered by a History):
+    ``# snapshot 3`` — no ``diff`` in it. The first observation of a History has none (it
+    is number 1, and whole): ``""``."""
+    if number is None:
+        return FULL_NOTE
+    return "" if number == 1 else f"# snapshot {number}"
+
+
+def whole(text: str, number: int | None = None) -> str:
+    """An observation that is the whole ``text``: after :func:`full_note` (the first
+    observation is the text itself)."""
+    note = full_note(number)
+    return note + ("\n" + text if text else "") if note else text
 
 
 def _head(number: int | None, base: int | None) -> str:
     if number is None:
         return DIFF_HEAD
     if base is None:
-        return f"# snapshot {number}, diff: "
-    return f"# snapshot {number}, diff from snapshot {base}: "
+        return f"# diff {number}"
+    return f"# diff {number} from {base}"
 
 
 def _depth(line: str) -> int:
@@ -134,17 +123,6 @@ def _role(line: str) -> str:
     if line.startswith("#"):
         return "#"
     return line.lstrip(" ").split(" ", 2)[1] if line.lstrip(" ").startswith("- ") else line
-
-
-def _parent(lines: list[str], i: int) -> str:
-    """The line above ``lines[i]`` that it is nested in, without indent (``""``: none)."""
-    if i >= len(lines) or not lines[i].startswith(" "):
-        return ""
-    d = _depth(lines[i])
-    for k in range(i - 1, -1, -1):
-        if _depth(lines[k]) < d and not lines[k].startswith("#"):
-            return lines[k].lstrip(" ")
-    return ""
 
 
 # --- what changed: operations on line ranges -----------------------------------------------
@@ -244,13 +222,36 @@ def _ops(a: list[str], b: list[str], fallback: float) -> tuple[list[Op], bool]:
                 kept = kept or (not window[0].startswith("#") and same > 0)
                 ops.extend(o for o in local if o[0] != "=")
             elif a[x1] == b[y1]:  # the same header: the body comes whole
-                ops.append(("whole", x1 + 1, x2, y1 + 1, y2))
+                ops.append(("body", x1 + 1, x2, y1 + 1, y2))
             else:
                 ops.append(("whole", x1, x2, y1, y2))
     return ops, kept
 
 
 # --- writing and reading the hunks ---------------------------------------------------------
+
+
+def _kind(header: str) -> str:
+    """A window header shortened to its kind (``- dialog``, ``- app``): what a removal run
+    that starts with it shows (the reader has the old text)."""
+    if not header.startswith("- "):
+        return header
+    kind = header[2:].split(":", 1)[0]
+    words = kind.split(" ")
+    return "- " + (" ".join(words[:2]) if words[:2] in (["status", "bar"], ["navigation", "bar"],
+                                                       ["notification", "shade"])
+                   else words[0])
+
+
+def _changed(old: str, new: str) -> str:
+    """What a ``~`` line shows for ``old`` becoming ``new``: ``N rest`` when both are the
+    line of ref N up to its ``[ref=N]`` (only the rest changed: label, id, states), else the
+    new line."""
+    m = _OWN_REF.fullmatch(new)
+    if m is not None and old.startswith(m.group(1)) and \
+            old[len(m.group(1)):][:1] in ("", " "):
+        return m.group(2) + m.group(3)
+    return new
 
 
 def _pair(old: list[str], new: list[str]) -> list[tuple[str, str]]:
@@ -270,7 +271,7 @@ def _pair(old: list[str], new: list[str]) -> list[tuple[str, str]]:
             if not same and ro is None and rn is None:
                 same = _depth(o) == _depth(n) and _role(o) == _role(n)
             if same:
-                out.append(("~", n))
+                out.append(("~", _changed(o, n)))
                 i += 1
                 j += 1
                 continue
@@ -304,15 +305,15 @@ def _ranges(refs: list[int]) -> str:
 
 
 class _Writer:
-    """Body lines and the counts for the head line."""
+    """Body lines, and the refs that went (for the head line)."""
 
     def __init__(self) -> None:
         self.out: list[str] = []
-        self.added = self.removed = self.changed = self.moved = 0
         self.gone: set[str] = set()
 
-    def marks(self, marks: list[tuple[str, str]]) -> None:
-        """Runs of removed lines become ``-K first``, runs of added ones ``+K`` blocks."""
+    def marks(self, marks: list[tuple[str, str]], *, whole: bool = False) -> None:
+        """Runs of removed lines become ``-K`` (``-K- kind`` for a window), added lines are
+        written as they are."""
         out = self.out
         k = 0
         while k < len(marks):
@@ -323,19 +324,16 @@ class _Writer:
             n = max(1, run - k)
             if m == "~":
                 out.append("~" + line)
-                self.changed += 1
-            elif m == "-":
-                for _, gone in marks[k : k + n]:
-                    self.gone.update(_REF_ALL.findall(gone))
-                out.append(("-" if n == 1 else f"-{n}") + line)
-                self.removed += n
-            elif n >= BLOCK:
-                out.append(f"+{n}")
-                out.extend(line for _, line in marks[k : k + n])
-                self.added += n
-            else:
-                out.extend("+" + line for _, line in marks[k : k + n])
-                self.added += n
+            elif m == "-":  # one line shown; a run by its count (and header: a window)
+                if not whole:  # a whole window's refs go with it: no need to list them
+                    for _, gone in marks[k : k + n]:
+                        self.gone.update(_REF_ALL.findall(gone))
+                out.append("-" + line if n == 1 else f"-{n}" + (
+                    _kind(line) if not line.startswith(" ") else ""))
+            else:  # added lines are shown as they are, with no marker (but "+" before a
+                # screen line, which would read as a note)
+                out.extend(("+" + line if line.startswith("#") else line)
+                           for _, line in marks[k : k + n])
             k += n
 
     def op(self, a: list[str], b: list[str], op: Op) -> None:
@@ -343,9 +341,12 @@ class _Writer:
         if tag in (">", "<"):
             n = i2 - i1
             self.out.append(tag + ("" if n == 1 else str(n)) + b[j1])
-            self.moved += n
-        elif tag == "whole":
-            self.marks([("-", s) for s in a[i1:i2]] + [("+", s) for s in b[j1:j2]])
+        elif tag == "body" and i2 > i1 and j2 > j1:  # a window's body, all new: "=K"
+            self.out[-1] += f" ={j2 - j1}"  # on the hunk line: "@N =K"
+            self.out.extend(b[j1:j2])
+        elif tag in ("whole", "body"):  # a window (or its body) whose lines are all new
+            self.marks([("-", s) for s in a[i1:i2]] + [("+", s) for s in b[j1:j2]],
+                       whole=True)
         else:
             self.marks(_pair(a[i1:i2], b[j1:j2]))
 
@@ -366,34 +367,45 @@ def diff(
     is kept in part or whole, or the diff is no shorter than ``new``, the result is the
     new-screen note and the whole of ``new``.
     """
-    whole = full_note(number) + ("\n" + new if new else "")
+    everything = whole(new, number)
     a = old.split("\n") if old else []
     b = new.split("\n") if new else []
     if any(line[:1].isdigit() for line in a) or any(line[:1].isdigit() for line in b):
         # not snapshot text (its lines start with a space, "-" or "#"): "-K", "+K" would be
         # ambiguous
-        return whole
+        return everything
     ops, kept = _ops(a, b, fallback)
     if not ops:
-        return _head(number, base) + "no change"
+        return _head(number, base) + ": no change"
     if not kept:
-        return whole
+        return everything
     w = _Writer()
     end = -1
     for op in ops:
-        if op[1] != end:  # a new hunk (ops that touch continue the same one)
-            j1 = op[3]
-            context = _parent(b, j1) if j1 < op[4] else _parent(a, op[1])
-            w.out.append(f"@{op[1] + 1}" + (f" {context}" if context else ""))
+        if op[1] != end or op[0] == "body":  # a new hunk (ops that touch continue one)
+            w.out.append(f"@{op[1] + 1}")
         w.op(a, b, op)
         end = op[2]
-    counts = (w.added, "added"), (w.removed, "removed"), (w.changed, "changed"), (w.moved, "moved")
-    head = _head(number, base) + ", ".join(f"{n} {what}" for n, what in counts if n)
+    head = _head(number, base)
     gone = w.gone - set(_REF_ALL.findall(new))  # moved, not gone
     if gone:
         head += "; gone: ref" + ("s " if len(gone) > 1 else " ") + _ranges(sorted(map(int, gone)))
-    text = head + "\n" + "\n".join(w.out)
-    return whole if len(text) >= len(new) else text
+    out: list[str] = []
+    for line in w.out:  # "@N" and a one-line op after it share a line: "@7 ~15 …", "@9 -3"
+        if out and _JOINABLE.fullmatch(out[-1]) and line[:1] in ("~", "-", ">", "<") \
+                and not _ADDED_HEADER.match(line):
+            out[-1] += " " + line
+        else:
+            out.append(line)
+    text = head + "\n" + "\n".join(out)
+    return everything if len(text) >= len(new) else text
+
+
+def is_whole(text: str) -> bool:
+    """Whether an observation is the whole new text (after ``# snapshot 3`` or ``# new
+    screen``, or — the first observation — the text itself) rather than a diff."""
+    m = _HEAD.match(text.split("\n", 1)[0])
+    return m is None or not m.group(1)
 
 
 def is_diff(text: str) -> bool:
@@ -404,7 +416,7 @@ def is_diff(text: str) -> bool:
 def _base_text(m: re.Match[str], old: str | Mapping[int, str]) -> str:
     if isinstance(old, str):
         return old
-    number, base = m.group(1), m.group(2)
+    number, base = m.group(2), m.group(3)
     want = int(base) if base else int(number) - 1 if number else None
     if want is None or want not in old:
         which = f"snapshot {want}" if want else "the previous snapshot"
@@ -422,9 +434,9 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
     """
     first, _, rest = patch.partition("\n")
     m = _HEAD.match(first)
-    if m is None:
-        raise DiffError("not a snapshot diff: it does not start with '# diff: ' or '# snapshot N'")
-    if first.endswith("new screen (full text)"):
+    if m is None:  # no head: the first observation, the whole text itself
+        rest = patch
+    if m is None or not m.group(1):  # "# snapshot N" / "# new screen": the whole text
         lines = rest.split("\n")
         while len(lines) > 1 and lines[-1].startswith("#"):
             lines.pop()  # notes after the text (``# web: …``), not part of the screen
@@ -447,29 +459,54 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
                 raise DiffError(f"line {no}: hunk at line {at + 1} does not fit the text")
             out.extend(a[cur:at])
             cur = at
-        elif line.startswith("+"):
-            block = _BLOCK_MARK.fullmatch(line)
-            if block is None:
-                out.append(line[1:])
+            body = _BODY.fullmatch(h.group(2) or "")
+            if h.group(2) and body is None:
+                if h.group(2)[:1] not in ("~", "-", ">", "<"):
+                    raise DiffError(f"line {no}: a malformed hunk line {line[:40]!r}")
+                no -= 1  # the op after "@N " is read as the next line
+                lines[no] = h.group(2)
                 continue
-            n = int(block.group(1))
-            if no + n > len(lines):
-                raise DiffError(f"line {no}: a block of {n} lines that the diff does not hold")
-            out.extend(lines[no : no + n])
-            no += n
+            if body is not None:  # "@N =K": the window's body from line N, K new lines
+                if cur >= len(a) or not a[cur].startswith(" "):
+                    raise DiffError(f"line {no}: '=' where no window body starts")
+                while cur < len(a) and a[cur].startswith(" "):
+                    cur += 1
+                n = int(body.group(1))
+                if no + n > len(lines):
+                    raise DiffError(f"line {no}: a body of {n} lines the diff does not hold")
+                out.extend(lines[no : no + n])
+                no += n
+        elif line.startswith(" ") or _ADDED_HEADER.match(line):
+            out.append(line)  # an added line (a snapshot line: indented, or a window's)
+        elif line.startswith("+"):
+            out.append(line[1:])  # an added screen line ("+# 1080x2400 portrait")
         elif line.startswith("~"):
             if cur >= len(a):
                 raise DiffError(f"line {no}: changes a line past the end of the text")
-            out.append(line[1:])
+            short = _SHORT.fullmatch(line)
+            if short is not None:  # "~N rest": the line of ref N, its rest changed
+                m = _OWN_REF.fullmatch(a[cur])
+                if m is None or m.group(2) != short.group(1):
+                    raise DiffError(f"line {no}: line {cur + 1} is not ref {short.group(1)}'s")
+                out.append(m.group(1) + short.group(2))
+            else:
+                out.append(line[1:])
             cur += 1
         elif line.startswith("#"):
             continue  # a note the snapshot says about itself (``# web: …``), not a change
-        elif line[:1] in ("-", ">", "<"):
+        elif line[:1] in ("-", ">", "<"):  # "- x" (a window header) was matched above
             r = _MARK.fullmatch(line)
             assert r is not None
             mark, n, shown = r.group(1), int(r.group(2) or 1), r.group(3)
             if cur + n > len(a):
                 raise DiffError(f"line {no}: {mark} past the end of the text")
+            if mark == "-" and r.group(2) and (not shown or shown.startswith("- ")):
+                # "-K" or "-K- kind": the K lines (a window's, named by its kind), unchecked
+                if shown and not a[cur].startswith(shown):
+                    raise DiffError(f"line {no}: {line[:40]!r} names no window at line "
+                                    f"{cur + 1}")
+                cur += n
+                continue
             run = a[cur : cur + n]
             if mark == ">":
                 run = ["  " + s for s in run]
@@ -483,7 +520,8 @@ def apply(patch: str, old: str | Mapping[int, str]) -> str:
                 out.extend(run)
             cur += n
         else:
-            raise DiffError(f"line {no}: a line that starts with none of @+~-><: {line[:40]!r}")
+            raise DiffError(f"line {no}: a line that is neither a snapshot line nor starts with "
+                            f"one of @~-><: {line[:40]!r}")
     out.extend(a[cur:])
     return "\n".join(out)
 
@@ -535,7 +573,7 @@ class History:
         score = None
         if self._previous is not None:
             d = diff(self._previous, text, fallback=self.fallback, number=n)
-            if not d.startswith(full_note(n)):
+            if not is_whole(d):
                 best = d
             score = likeness(self._previous)
         # an earlier observation is worth a diff when it looks more like the new text than
@@ -551,10 +589,10 @@ class History:
         older.sort(key=lambda o: -o[0])
         for _, m, t in older[:TRIES]:
             d = diff(t, text, fallback=self.fallback, number=n, base=m)
-            if not d.startswith(full_note(n)) and (best is None or len(d) < len(best)):
+            if not is_whole(d) and (best is None or len(d) < len(best)):
                 best = d
         if best is None:
-            best = full_note(n) + ("\n" + text if text else "")
+            best = whole(text, n)
         self._texts.append((n, text))
         self._previous = text
         self._previous_number = n

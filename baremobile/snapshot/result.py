@@ -109,7 +109,7 @@ class Snapshot:
         if max_chars is not None and len(text) > max_chars:
             note = _diff.full_note(number)
             cut = render_report(self.tree, max_chars=max(1, max_chars - len(note) - 1))
-            text = note + "\n" + cut.text
+            text = _diff.whole(cut.text, number)
             truncation = cut.truncation
         out = Snapshot(
             text,

@@ -12,8 +12,9 @@ and refs, never at every node), before the text is rendered:
   only the screen's origin to clip its nodes against; they are now clipped to the screen,
   and a node left with no area on it goes (a ref on it is taken back, the others renumbered);
 * **windows on top**: a ref whose tap point lies under a window above its own (keyboard,
-  system bar, dialog) gets a tap point in an uncovered part of its visible rect, or, when
-  there is none, the ``covered`` state.
+  system bar) gets a tap point in an uncovered part of its visible rect, or, when there is
+  none, the ``covered`` state. A dialog over its app covers nothing this way: it is modal,
+  the whole app is behind it (its header says so; acting verbs refuse the app's refs).
 
 Which window is on top: ``<window layer>`` when dumped (higher is on top); otherwise in a
 ``--windows`` dump the earlier window (``getWindows()`` lists the top one first); otherwise
@@ -112,6 +113,25 @@ def _above(
         and ar[1] >= br[1]
         and ar[2] <= br[2]
         and ar[3] <= br[3]
+    )
+
+
+def _dialog_of(ar: Rect | None, br: Rect | None, ra: int, rb: int) -> bool:
+    """Whether application window ``a`` is a dialog of application window ``b``: wholly
+    inside it and at least a quarter of its width (as :mod:`.windows` names dialogs). A
+    dialog is modal — a touch outside it does not reach the app — so it marks no ref of the
+    app ``covered``: all of them are behind it, which the dialog's header says."""
+    return (
+        ra == 0
+        and rb == 0
+        and ar is not None
+        and br is not None
+        and ar != br
+        and ar[0] >= br[0]
+        and ar[1] >= br[1]
+        and ar[2] <= br[2]
+        and ar[3] <= br[3]
+        and (ar[2] - ar[0]) * 4 >= br[2] - br[0]
     )
 
 
@@ -303,6 +323,8 @@ def _uncover(windows: list[WindowInfo], refs: dict[int, Node], renumbered: bool)
             for j, high in enumerate(wins):
                 if j == i or not _above(high, low, ranks[j], ranks[i], areas[j], area):
                     continue
+                if _dialog_of(areas[j], area, ranks[j], ranks[i]):
+                    continue  # modal: the whole app is behind it (acting verbs refuse it)
                 for r in covers[j]:
                     if intersect(r, area) is not None:
                         above.append(r)

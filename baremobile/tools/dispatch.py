@@ -65,6 +65,16 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
                                        "matches the selector"),
     "REF_COVERED": ("REF_NOT_FOUND", "the element lies under the keyboard or a dialog: "
                                      "hide or close it first"),
+    "REF_CHANGED": ("REF_NOT_FOUND", "the screen changed since the ref's snapshot and "
+                                     "another element is where the ref's was"),
+    # the element is there but cannot take the action, or did not take it
+    "NOT_ACTIONABLE": ("NOT_ACTIONABLE", "the element cannot take this action"),
+    "ELEMENT_DISABLED": ("NOT_ACTIONABLE", "the element is disabled: a touch would do "
+                                           "nothing (nothing was sent)"),
+    "NOT_EDITABLE": ("NOT_ACTIONABLE", "'type' on something that takes no text and opens "
+                                       "no text field: nothing was typed"),
+    "TEXT_MISMATCH": ("NOT_ACTIONABLE", "the text was typed but the field shows something "
+                                        "else afterwards"),
     # reaching a device
     "NO_DEVICES": ("DEVICE_UNAVAILABLE", "discovery (or the named spec) found no device"),
     "MULTIPLE_DEVICES_DEVICE_ID_REQUIRED": ("DEVICE_UNAVAILABLE",
@@ -353,6 +363,15 @@ def call(
                         time.sleep(options.settle)
                     snap = _spec.observe_snapshot(ctx, diff=options.observe == "diff")
                     result.update(_spec.snapshot_result(ctx, snap, options.max_chars))
+                    if tool.check is not None:
+                        try:
+                            tool.check(ctx, snap)
+                        except BaremobileError as exc:
+                            # the observation comes with the error: the model is shown it
+                            # (later diffs are taken against it)
+                            exc.data = {k: v for k, v in result.items()  # type: ignore[attr-defined]
+                                        if k != "done"}
+                            raise
             result = {"device": page.serial, **result}
         return answerable({"ok": True, "tool": tool.name, **result}, shown)
     except BaremobileError as exc:
@@ -374,22 +393,31 @@ def call(
 #: a log, a file's content. MCP keeps them out of ``structuredContent``.
 TEXT_PAYLOADS = ("snapshot", "log", "text", "base64")
 _SHOWN_APART = ("ok", "tool", "done", "image", *TEXT_PAYLOADS)
+#: Facts a snapshot's text says itself (its headers name the app, a cut text says so) or
+#: the caller knows (the device it called): left out of the text beside a snapshot, kept in
+#: the data (MCP's ``structuredContent``).
+_SAID_BY_SNAPSHOT = ("device", "package", "refs", "truncated")
 
 
 def to_text(result: Mapping[str, Any]) -> str:
-    """The result as text for an LLM: the error with its hint, or what was done, the
-    other facts as compact JSON, then any text payload (snapshot, log, file content)
-    as plain text, not JSON-escaped."""
+    """The result as text for an LLM: the error with its hint (and the observation it came
+    with), or what was done, the other facts as compact JSON (beside a snapshot, not those
+    its text says), then any text payload (snapshot, log, file content) as plain text, not
+    JSON-escaped."""
     if not result.get("ok"):
         err = result.get("error", {})
         lines = [f"error {err.get('code', 'ERROR')}: {err.get('message', '')}"]
         if err.get("hint"):
             lines.append(f"hint: {err['hint']}")
+        if isinstance(result.get("snapshot"), str):  # the observation an error came with
+            lines.append(result["snapshot"])
         return "\n".join(lines)
     lines = []
     if result.get("done"):
         lines.append(str(result["done"]))
-    rest = {k: v for k, v in result.items() if k not in _SHOWN_APART}
+    apart = _SHOWN_APART + (_SAID_BY_SNAPSHOT if isinstance(result.get("snapshot"), str)
+                            else ())
+    rest = {k: v for k, v in result.items() if k not in apart}
     if rest:
         lines.append(json.dumps(rest, ensure_ascii=False, separators=(", ", ": ")))
     for key in TEXT_PAYLOADS:

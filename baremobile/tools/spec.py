@@ -74,6 +74,9 @@ class ToolSpec:
     #: leaves it out: seconds, ``"session"`` (the session's ``timeout``) or None (no limit)
     waits: str | None = None
     waits_default: float | str | None = None
+    #: run on the observation after acting (``observe``), with its snapshot: raises when the
+    #: action did not do what it said (``type``: the field does not hold the text)
+    check: Callable[[Any, Any], Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)  #: more schema keywords
     image: bool = False  #: answers with an image (the CLI saves it; ``-o PATH``)
     #: The CLI command's name (default: the name with dashes, ``list_apps`` → ``list-apps``).
@@ -176,6 +179,11 @@ PARAMS: dict[str, dict[str, Any]] = {
 }
 
 
+#: The floor of a tool that acts on a ref: a ref from an older snapshot is read again from the
+#: screen first (a dump: 1–3 s on a phone, up to ~10 s on a slow one).
+_READ_AGAIN_MS = 10_000
+
+
 def _p(name: str, description: str | None = None, **more: Any) -> dict[str, Any]:
     """A shared parameter, optionally with a tool-specific description."""
     schema = dict(PARAMS[name])
@@ -210,7 +218,7 @@ def snapshot_result(ctx: Any, snap: Any, max_chars: int | None) -> dict[str, Any
     truncated = False
     if max_chars is not None and len(text) > max_chars:
         total = len(snap.full_text)
-        head = full_note(snap.number) + "\n" if snap.is_diff else ""
+        head = full_note(snap.number) + "\n" if snap.is_diff and full_note(snap.number) else ""
         more = (f" — {total} chars in all: call snapshot with max_chars={total} for "
                 "everything, or scroll, or find")
         notes = "".join(f"\n# {n}" for n in snap.notes)  # a page that could not be read
@@ -256,6 +264,10 @@ def _type(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     how = " (emptied first)" if clear else ""
     return {"done": f"typed {len(a['text'])} characters into {where}{how}"
                     + (" and pressed Enter" if submit else "")}
+
+
+def _check_typed(ctx: Any, snap: Any) -> None:
+    ctx.page.verify_typed(snap)
 
 
 def _press(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -503,11 +515,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "with nothing else to name it shows its id, #name). Call it first, and again after "
         "anything changes the screen. An element keeps its ref while it stays on screen; a "
         "ref whose element is gone is refused (one that comes back gets its ref back). "
-        "diff=true numbers each snapshot and shows only what changed since the previous one, "
-        "or since an earlier one the screen is back to ('# snapshot 7, diff from snapshot "
-        "3'): '+' added ('+K': the K lines below), '-' removed, '~' changed, '>'/'<' moved a "
-        "level in/out, after '@N parent' lines; new windows come whole. Long screens are cut "
-        "at max_chars with a note saying how to see the rest.",
+        "diff=true shows only what changed since the previous look, or an earlier one "
+        "('# diff 7 from 3'): after '@N' (its line N), plain lines are added, '-K' removes "
+        "K lines, '~R rest' is ref R's line now, '=K' a window's new content, '>'/'<' moves "
+        "a level. Long screens are cut at max_chars with a note saying how to see the rest.",
         {"diff": {"type": "boolean",
                   "description": "only what changed since the previous snapshot (default "
                                  "false)"},
@@ -523,20 +534,23 @@ TOOLS: tuple[ToolSpec, ...] = (
         {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"]},
         _tap, acts=True, returns=_ACT,
         cli_args=("ref?",),
+        floor_ms=_READ_AGAIN_MS,
     ),
     ToolSpec(
         "type",
         "Type text into an input field (a TextInput in the snapshot), tapping it first to "
         "focus it. The field ends up holding exactly the text (printable ASCII; spaces and "
         "newlines work; a web page's field takes any Unicode). Without ref or selector it "
-        "types into the field that has focus. clear=true empties the field first (any "
-        "length); submit=true presses Enter afterwards (search, send).",
+        "types into the field that has focus. A search bar that opens a field when tapped "
+        "works too; anything that takes no text is refused and nothing is typed. "
+        "clear=true empties the field first (any length); submit=true presses Enter "
+        "afterwards (search, send).",
         {**_TARGET,
          "text": _p("text", "what to type"),
          "clear": {"type": "boolean", "description": "empty the field first (default false)"},
          "submit": {"type": "boolean", "description": "press Enter after typing (default false)"}},
         _type, required=("text",), acts=True, returns=_ACT,
-        floor_ms=10_000,
+        floor_ms=10_000, check=_check_typed,
         cli_args=("ref?", "text"),
     ),
     ToolSpec(
@@ -558,7 +572,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                               {"type": "string", "enum": ["small", "medium", "large"]}],
                     "description": "how far: a fraction of the element's size (default 0.6), "
                                    "or small (0.25), medium (0.5), large (0.75)"}},
-        _scroll, required=("direction",), acts=True, returns=_ACT,
+        _scroll, required=("direction",), acts=True, returns=_ACT, floor_ms=_READ_AGAIN_MS,
         cli_args=("ref?", "direction"),
     ),
     ToolSpec(
@@ -577,7 +591,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "start selecting.",
         {**_TARGET, "x": PARAMS["x"], "y": PARAMS["y"],
          "ms": _p("ms", "how long to hold in ms (default 1000)")},
-        _long_press, acts=True, returns=_ACT,
+        _long_press, acts=True, returns=_ACT, floor_ms=_READ_AGAIN_MS,
         cli_args=("ref?",),
     ),
     ToolSpec(

@@ -2,6 +2,14 @@
 
 Tests assert on it (“the phone saw exactly one ``input text`` and nothing else”), and
 agents under test can read it from the shell side too (``logcat -d -s VirtualPhone``).
+
+Touches sent with ``input`` say where they landed: ``window`` (the kind of window under the
+point: ``app``, ``dialog``, ``nav``, ``ime``, …, ``outside`` a dialog, or ``none``), ``on``
+(the element that handled it — the deepest clickable one, as Android dispatches a tap — or
+None) and ``under`` (every element under the point, deepest first), each by the name the
+screen model gives its node (``e17``: the same name for as long as the element lives; the
+system bars and the keyboard by window and place, ``nav/0/2``). Typed text says which field
+took it (``on``; None when no field had focus and the text went nowhere).
 """
 
 from __future__ import annotations
@@ -19,10 +27,10 @@ KINDS = (
     "connect",  # an adb client finished the handshake (detail: banner, key fingerprint)
     "open",  # a service was opened (detail: service)
     "command",  # one simple shell command ran (detail: argv)
-    "tap",  # detail: x, y
-    "swipe",  # detail: x1, y1, x2, y2, duration_ms
-    "long_press",  # detail: x, y, duration_ms
-    "text",  # detail: text (as typed, after %s decoding)
+    "tap",  # detail: x, y; window, on, under (where it landed, below)
+    "swipe",  # detail: x1, y1, x2, y2, duration_ms; window, on, under (where it started)
+    "long_press",  # detail: x, y, duration_ms; window, on, under
+    "text",  # detail: text (as typed, after %s decoding), on (the field that took it)
     "key",  # detail: keycode, name
     "key_combination",  # detail: keycodes, names
     "start",  # an activity was started (detail: package, activity, action, data)

@@ -14,6 +14,7 @@ DTDs.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 import defusedxml.ElementTree as DET
 
 __all__ = [
+    "element_id",
     "Node",
     "DumpError",
     "STANDARD_ATTRIBUTES",
@@ -190,9 +192,21 @@ class Node:
             self.dx,
             self.dy,
             self.src,
-            dict(self.meta),
+            {k: v for k, v in self.meta.items() if k != "uid"},  # a copy is another element
         )
         return n
+
+
+_UIDS = itertools.count(1)
+
+
+def element_id(node: Node) -> str:
+    """A name for a model node that lasts as long as the node does (``e17``): the event log
+    says with it which element an input landed on."""
+    uid = node.meta.get("uid")
+    if uid is None:
+        uid = node.meta["uid"] = f"e{next(_UIDS)}"
+    return str(uid)
 
 
 #: the flags :func:`element` writes, in uiautomator's order (``long_clickable`` is
@@ -247,6 +261,8 @@ def _to_node(el: Any, origin: str) -> Node:
         if node.flag("password") and node.value and set(node.value) <= {"•"}:
             node.value = ""  # the real value of a captured password field is unknowable
         node.cursor = len(node.value)
+        if raw.get("maxlength", "").isdigit():  # scenario-only: devices do not dump it
+            node.meta["max_length"] = int(raw["maxlength"])
     return node
 
 

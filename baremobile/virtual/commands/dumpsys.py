@@ -1,5 +1,12 @@
 """``dumpsys``: the services' state as their ``dump()`` methods print it (window, activity,
-battery, package, display, input_method, power)."""
+battery, package, display, input_method, power).
+
+``dumpsys input_method`` follows ``InputMethodManagerService.dump`` and, for the app that
+holds the input connection, ``InputMethodManager.dump``, by API level: the client's
+``mCurrentTextBoxAttribute:`` is ``mCurrentEditorInfo:`` from 33, its
+``mServedInputConnectionWrapper=`` is ``mServedInputConnection=RemoteInputConnectionImpl{…}``
+from 31, ``mCurFocusedWindow`` shows the soft input mode and client from 26, and
+``mInputShown`` has its own line from 34 (``ImeVisibilityStateComputer``)."""
 
 from __future__ import annotations
 
@@ -16,6 +23,133 @@ Gen = Generator[tuple[int, bytes], None, int]
 
 
 # -- dumpsys ----------------------------------------------------------------------------------
+
+_IME = "com.android.inputmethod.latin/.LatinIME"
+
+
+def _editor_info(api: int, field: dict[str, Any] | None, pkg: str, indent: str) -> list[str]:
+    """``EditorInfo.dump``: the served field's attributes (``TYPE_NULL`` for a window root)."""
+    if field is None:
+        itype, ime, hint, fid, sel = 0, 0, "null", -1, -1
+    else:
+        itype = 0xA1 if field["web"] else 0x81 if field["password"] else 0x1
+        ime, hint = 0x6 if not field["web"] else 0x2000000, field["hint"] or "null"
+        fid = 0x7F0A0000 + zlib.crc32(field["rid"].encode()) % 0x1000
+        sel = len(field["value"])
+    out = [f"{indent}inputType=0x{itype:x} imeOptions=0x{ime:x} privateImeOptions=null",
+           f"{indent}actionLabel=null actionId=0",
+           f"{indent}initialSelStart={sel} initialSelEnd={sel} initialCapsMode=0x0",
+           f"{indent}hintText={hint} label=null"]
+    auto = f" autofillId={1073741824 + (fid & 0xFF)}" if api >= 29 else ""
+    out += [f"{indent}packageName={pkg}{auto} fieldId={fid} fieldName=null",
+            f"{indent}extras=null"]
+    if api >= 24:
+        out.append(f"{indent}hintLocales=null")
+    if api >= 25:
+        out.append(f"{indent}contentMimeTypes=null")
+    return out
+
+
+def _dumpsys_input_method(p: Proc) -> str:
+    api = p.api_level
+    state_of = getattr(p.model.screens, "input_state", None)
+    st = state_of() if state_of is not None else {"package": "", "activity": "",
+                                                   "field": None, "shown": False,
+                                                   "screen_on": True}
+    pkg, act, field, shown = st["package"], st["activity"], st["field"], st["shown"]
+    act_short = act.rsplit(".", 1)[-1] if act else "Activity"
+    h = _hash8(pkg + act)
+    uid = 10000 + zlib.crc32(pkg.encode()) % 200
+    pid = 2000 + zlib.crc32(pkg.encode()) % 20000
+    client = (f"ClientState{{{_hash8(pkg)} mUid={uid} mPid={pid} mSelfReportedDisplayId=0}}"
+              if api >= 33 else f"ClientState{{{_hash8(pkg)} uid {uid} pid {pid}}}")
+    win = f"Window{{{h} u0 {pkg}/{act}}}" if api >= 30 else f"android.os.BinderProxy@{h}"
+    soft = "STATE_UNSPECIFIED|ADJUST_RESIZE|IS_FORWARD_NAVIGATION"
+    lines = ["Current Input Method Manager state:",
+             "  Input Methods: mMethodMapUpdateCount=3"
+             + (" mBindInstantServiceAllowed=false" if api >= 28 else ""),
+             "  InputMethod #0:",
+             f"    mId={_IME} mSettingsActivityName=com.android.inputmethod.latin.settings."
+             "SettingsActivity" + (" mIsVrOnly=false" if api >= 26 else "")
+             + " mSupportsSwitchingToNextInputMethod=true",
+             "  Clients:",
+             f"  Client {client}:",
+             f"    client=com.android.internal.view.IInputMethodClient$Stub$Proxy@{_hash8(pkg)}",
+             "    sessionRequested=false",
+             f"  mCurMethodId={_IME}"]
+    if api >= 33:
+        lines.append(f"  mCurSeq=5 mCurClient={client}")
+    else:
+        lines.append(f"  mCurClient={client} mCurSeq=5")
+    if api >= 26:
+        lines.append(f"  mCurFocusedWindow={win} softInputMode={soft} client={client}")
+        lines.append(f"  mCurFocusedWindowClient={client}")
+    else:
+        lines.append(f"  mCurFocusedWindow={win}")
+    lines += [f"  mCurId={_IME} mHaveConnection=true mBoundToMethod=true"
+              + (" mVisibleBound=" + str(shown).lower() if api >= 30 else ""),
+              f"  mCurToken=android.os.Binder@{_hash8('token')}",
+              "  mCurIntent=Intent { act=android.view.InputMethod "
+              "cmp=com.android.inputmethod.latin/.LatinIME }",
+              f"  mCurMethod=com.android.internal.inputmethod.IInputMethod$Stub$Proxy@"
+              f"{_hash8('method')}"]
+    flag = str(shown).lower()
+    if api >= 34:
+        lines += [f"  mShowRequested={flag} mShowExplicitlyRequested=false mShowForced=false",
+                  f"  mInputShown={flag}"]
+    else:
+        lines.append(f"  mShowRequested={flag} mShowExplicitlyRequested=false "
+                     f"mShowForced=false mInputShown={flag}")
+    lines += ["  mInFullscreenMode=false", "  mSystemReady=true mInteractive="
+              + str(st["screen_on"]).lower(), " "]
+    # the client's own state, as its InputMethodManager dumps it
+    served = "null"
+    if st["screen_on"]:
+        if field is None:
+            served = f"DecorView@{_hash8(act)}[{act_short}]"
+        else:
+            cls = field["cls"]
+            rid = f" {field['rid']}" if field["rid"] else ""
+            served = f"{cls}{{{_hash8(field['rid'] or cls)} VFED..CL. .F...... 0,0-1080,140{rid}}}"
+    lines += [f"Input method client state for android.view.inputmethod.InputMethodManager@"
+              f"{_hash8(pkg + 'imm')}:",
+              f"  mActive=true mRestartOnNextWindowFocus=false mBindSequence=5 mCurId={_IME}",
+              "  mFullscreenMode=false",
+              f"  mCurRootView=DecorView@{_hash8(act)}[{act_short}]",
+              f"  mServedView={served}",
+              "  mNextServedView=" + served,
+              "  mServedConnecting=false"]
+    name = "mCurrentEditorInfo" if api >= 33 else "mCurrentTextBoxAttribute"
+    if served == "null":
+        lines.append(f"  {name}: null")
+    else:
+        lines.append(f"  {name}:")
+        lines += _editor_info(api, field, pkg, "    ")
+    if api >= 31:
+        conn = (f"RemoteInputConnectionImpl{{connection=android.view.inputmethod."
+                f"EditableInputConnection@{_hash8(pkg + 'ic')} mDeactivateRequested=false}}"
+                if field is not None else "null")
+        lines += [f"  mServedInputConnection={conn}", "  mServedInputConnectionHandler=null"]
+    else:
+        conn = (f"android.view.inputmethod.InputMethodManager$ControlledInputConnectionWrapper@"
+                f"{_hash8(pkg + 'ic')}" if field is not None else "null")
+        lines.append(f"  mServedInputConnectionWrapper={conn}")
+    sel = len(field["value"]) if field is not None else 0
+    lines += ["  mCompletions=null", "  mCursorRect=Rect(0, 0 - 0, 0)",
+              f"  mCursorSelStart={sel} mCursorSelEnd={sel} mCursorCandStart=-1 "
+              "mCursorCandEnd=-1", " ",
+              f"Input method service state for com.android.inputmethod.latin.LatinIME@"
+              f"{_hash8('ime')}:",
+              "  mWindowCreated=true mWindowAdded=true",
+              f"  mWindowVisible={flag} mWindowWasVisible={flag} mInShowWindow=false",
+              f"  mInputStarted=true mInputViewStarted={flag} mCandidatesViewStarted=false",
+              "  mInputEditorInfo:"]
+    lines += _editor_info(api, field, pkg, "    ")
+    lines += [f"  mShowInputRequested={flag} mLastShowInputRequested={flag} "
+              "mShowInputFlags=0x0",
+              f"  mIsInputViewShown={flag} mStatusIcon=0"]
+    return "\n".join(lines) + "\n"
+
 
 
 def _hash8(text: str) -> str:
@@ -249,8 +383,7 @@ def dumpsys(p: Proc) -> Gen:
     elif service == "package":
         yield out(_dumpsys_package(p, what or None))
     elif service == "input_method":
-        yield out("  mCurInputMethodId=com.android.inputmethod.latin/.LatinIME\n"
-                  "  mInputShown=false\n  mServedView=null\n")
+        yield out(_dumpsys_input_method(p))
     elif service == "power":
         yield out("POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\n"
                   "  mWakefulnessChanging=false\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker"

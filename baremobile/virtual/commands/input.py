@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Generator
+from typing import Any
 
 from baremobile.virtual.commands.binder import binder_tail, java_exception
 from baremobile.virtual.commands.registry import command
@@ -291,8 +292,8 @@ def _run_text(p: Proc, cur: _Args) -> Gen:
         raise _Fail("java.lang.NullPointerException: Attempt to get length of null array",
                     ["sendText", "runText", "onCommand"])
     if text:
-        p.model.screens.type_text(text)
-        p.model.events.append("text", text=text)
+        took = p.model.screens.type_text(text)
+        p.model.events.append("text", text=text, on=took)
     return 0
     yield  # pragma: no cover
 
@@ -301,13 +302,21 @@ def _coord(v: float) -> int | float:
     return int(v) if v == int(v) else v
 
 
+def _where(landed: Any) -> dict[str, Any]:
+    """An event's ``window``, ``on`` and ``under`` (where the touch landed), when known."""
+    if not isinstance(landed, dict):
+        return {}
+    return {k: landed[k] for k in ("window", "on", "under") if k in landed}
+
+
 def _run_tap(p: Proc, cur: _Args) -> Gen:
     x = java_float(cur.required("runTap"))
     y = java_float(cur.required("runTap"))
     if not (math.isfinite(x) and math.isfinite(y)):
         return 0
     what = p.model.screens.tap(int(x), int(y))
-    p.model.events.append("tap", x=_coord(x), y=_coord(y))
+    landed = what.get("landed") if isinstance(what, dict) else None
+    p.model.events.append("tap", x=_coord(x), y=_coord(y), **_where(landed))
     if isinstance(what, dict) and what.get("kind") == "double_tap":
         p.model.events.append("double_tap", x=_coord(x), y=_coord(y),
                               interval_ms=what["interval_ms"])
@@ -335,17 +344,22 @@ def _run_swipe(p: Proc, cur: _Args, *, drag: bool = False) -> Gen:
         p.sleep(ms / 1000)  # the MOVE loop runs for the duration
     if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
         return 0
+    landed = None
     if drag and hasattr(p.model.screens, "drag"):
+        if hasattr(p.model.screens, "landed"):
+            landed = p.model.screens.landed(int(x1), int(y1))
         p.model.screens.drag(int(x1), int(y1), int(x2), int(y2), ms)
     else:
-        p.model.screens.swipe(int(x1), int(y1), int(x2), int(y2), ms)
+        landed = p.model.screens.swipe(int(x1), int(y1), int(x2), int(y2), ms)
+    where = _where(landed)
     near = abs(x2 - x1) <= LONG_PRESS_SLOP and abs(y2 - y1) <= LONG_PRESS_SLOP
     if near and ms >= LONG_PRESS_MS and not drag:
-        p.model.events.append("long_press", x=_coord(x1), y=_coord(y1), duration_ms=ms)
+        p.model.events.append("long_press", x=_coord(x1), y=_coord(y1), duration_ms=ms,
+                              **where)
     else:
         detail = {"drag": True} if drag else {}
         p.model.events.append("swipe", x1=_coord(x1), y1=_coord(y1), x2=_coord(x2),
-                              y2=_coord(y2), duration_ms=ms, **detail)
+                              y2=_coord(y2), duration_ms=ms, **detail, **where)
     return 0
     yield  # pragma: no cover
 

@@ -295,6 +295,9 @@ def notes_login(c: Content) -> Node:
         edit((63, 840, W - 63, 1000), p, "password", "Password", password=True),
         n("Button", (63, 1080, W - 63, 1230), p, "sign_in", "Sign in", clickable=True,
           focusable=True),
+        # disabled: the app makes accounts on its website only (a tap does nothing)
+        n("Button", (63, 1270, W - 63, 1420), p, "create_account", "Create account",
+          clickable=True, focusable=True, enabled=False),
     ])])
 
 

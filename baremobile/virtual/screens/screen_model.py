@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from baremobile.virtual.scenario import DEMO_PATH, Scenario, load_cached
-from baremobile.virtual.uixml import Node, serialize
+from baremobile.virtual.uixml import Node, element_id, serialize
 
 from .clock import Clock, PhoneClock
 from .display import Display
@@ -170,6 +170,31 @@ class ScreenModel:
         with self._lock:
             return self._state.ime_shown()
 
+    def input_state(self) -> dict[str, Any]:
+        """What the input method service knows now (``dumpsys input_method``): the focused
+        window's ``package`` and ``activity``, the ``field`` it serves — ``{"cls", "rid",
+        "hint", "password", "web", "value"}`` of the focused text field (a page's focused
+        input for a WebView), or None when no view takes text — and whether the keyboard
+        is ``shown``."""
+        with self._lock:
+            st = self._state
+            pkg, act = st.current()
+            field: dict[str, Any] | None = None
+            if st.screen_on and st.mode != "recents":
+                node = st.focused_field()
+                owner = st.focus_owner()
+                if node is not None:
+                    field = {"cls": node.cls, "rid": node.rid, "hint": node.get("hint"),
+                             "password": node.flag("password"), "web": False,
+                             "value": node.value or ""}
+                elif (owner is not None and owner.web_node is not None
+                      and owner.focus is owner.web_node and owner.web_editable):
+                    n = owner.web_node
+                    field = {"cls": n.cls, "rid": n.rid, "hint": "", "password": False,
+                             "web": True, "value": ""}
+            return {"package": pkg, "activity": act, "field": field,
+                    "shown": st.ime_shown(), "screen_on": st.screen_on}
+
     @property
     def clipboard(self) -> str:
         """The clipboard (CTRL+C / CTRL+X fill it, CTRL+V pastes it)."""
@@ -257,31 +282,47 @@ class ScreenModel:
     def tap(self, x: float, y: float, down_ms: float | None = None,
             up_ms: float | None = None) -> dict[str, Any]:
         """A tap at (x, y) at ``down_ms``/``up_ms`` (default now, on the phone's clock):
-        ``{"kind": "tap" | "double_tap", "interval_ms"}``, the interval being from the
-        previous tap's lift to this one's touch-down (None after another gesture)."""
+        ``{"kind": "tap" | "double_tap", "interval_ms", "landed"}``, the interval being
+        from the previous tap's lift to this one's touch-down (None after another gesture),
+        ``landed`` where the touch went (:meth:`landed`, taken before it acted)."""
         with self._lock:
             if self._replay is not None:
                 self._replay.tap(x, y)
                 return {"kind": "tap", "interval_ms": None}
             lx, ly = self.display.to_layout(x, y)
+            landed = self._touch.landed(lx, ly)
             kind, since = self._touch.tap(lx, ly, down_ms, up_ms)
-            return {"kind": kind, "interval_ms": since}
+            return {"kind": kind, "interval_ms": since, "landed": landed}
 
-    def long_press(self, x: int, y: int, duration_ms: int = 1000) -> None:
-        """A touch held at (x, y) (what ``input swipe x y x y 1000`` does)."""
+    def landed(self, x: float, y: float) -> dict[str, Any]:
+        """Where a touch at (x, y) would land now: ``{"window", "on", "under"}`` — the
+        element that handles it and every element under the point, by the names the
+        model gives its nodes (see :func:`~.touch.drawn_ids`)."""
         with self._lock:
             if self._replay is not None:
                 return self._replay.long_press(x, y)
             lx, ly = self.display.to_layout(x, y)
-            self._touch.long_press(int(lx), int(ly), duration_ms)
+            return self._touch.landed(lx, ly)
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
-        """A swipe; a (near) zero-distance swipe of >= 500 ms is a long press."""
+    def long_press(self, x: int, y: int, duration_ms: int = 1000) -> dict[str, Any]:
+        """A touch held at (x, y) (what ``input swipe x y x y 1000`` does); returns where
+        it landed (:meth:`landed`)."""
+        with self._lock:
+            lx, ly = self.display.to_layout(x, y)
+            landed = self._touch.landed(lx, ly)
+            self._touch.long_press(int(lx), int(ly), duration_ms)
+            return landed
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> dict[str, Any]:
+        """A swipe; a (near) zero-distance swipe of >= 500 ms is a long press. Returns
+        where it started (:meth:`landed`)."""
         with self._lock:
             if self._replay is not None:
                 return self._replay.swipe(x1, y1, x2, y2, duration_ms)
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
+            landed = self._touch.landed(a[0], a[1])
             self._touch.swipe(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
+            return landed
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
         """Press, hold, move (``input draganddrop``): a long press where it starts."""
@@ -340,12 +381,25 @@ class ScreenModel:
                 out.append(what)
             return out
 
-    def type_text(self, text: str) -> None:
-        """Characters into the focused editable field (no-op when nothing is focused)."""
+    def type_text(self, text: str) -> str | None:
+        """Characters into the focused editable field (no-op when nothing is focused);
+        returns the name of the element that took them (None: nothing did; a page's
+        focused WebView for web content)."""
         with self._lock:
             if self._replay is not None:
                 return self._replay.text(text)
+            st = self._state
+            took: str | None = None
+            if st.screen_on and st.mode != "recents":
+                field = st.focused_field()
+                owner = st.focus_owner()
+                if field is not None:
+                    took = element_id(field)
+                elif owner is not None and owner.web_node is not None and \
+                        owner.focus is owner.web_node and owner.web_editable:
+                    took = element_id(owner.web_node)
             self._keys.type_text(text)
+            return took
 
     def key(self, keycode: int) -> None:
         """One key event (``input keyevent``)."""

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from baremobile.virtual.scenario import AppDef, Scenario, ScreenDef, Selector, render_template
-from baremobile.virtual.uixml import Node
+from baremobile.virtual.uixml import Node, element_id
 
 from .clock import PhoneClock
 
@@ -56,9 +56,18 @@ class ScreenInstance:
         self.kind = kind  # "screen", "dialog", "panel" or "system"
         self.windows = [w.clone() for w in sd.windows]
         self.vars = {**sd.vars, **vars_}
+        # what each element is an instance of (``meta["defn"]``): the screen's node it was
+        # cloned from, with the screen's variables — a screen opened again shows new nodes
+        # that are instances of the same elements
+        shown_as = ",".join(f"{k}={v}" for k, v in sorted(self.vars.items()))
+        for dw, cw in zip(sd.windows, self.windows, strict=True):
+            for d, c in zip(dw.iter(), cw.iter(), strict=True):
+                c.meta["defn"] = f"{element_id(d)}[{shown_as}]"
         self.dialogs: list[ScreenInstance] = []
         self.panel: ScreenInstance | None = None
         self.ime = False
+        #: whether the page's focused element takes text (screens with a web page)
+        self.web_editable = False
         self.focus: Node | None = None
         for w in self.windows:
             for n in w.iter():
@@ -113,6 +122,9 @@ def insert_text(field: Node, s: str) -> None:
         v, cur = "", 0
     else:
         cur = min(max(field.cursor, 0), len(v))
+    limit = field.meta.get("max_length")
+    if limit is not None:  # an InputFilter.LengthFilter: what does not fit is dropped
+        s = s[:max(0, int(limit) - len(v))]
     field.value = v[:cur] + s + v[cur:]
     field.cursor = cur + len(s)
     field.select_all = False

@@ -18,10 +18,11 @@ model converts what the outside world sends.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from baremobile.virtual.scenario import Selector
-from baremobile.virtual.uixml import Node
+from baremobile.virtual.uixml import Node, element_id
 
 from .display import Display, area
 from .gestures import LONG_PRESS_MS, TOUCH_SLOP
@@ -32,11 +33,29 @@ from .state import ScreenInstance, ScreenState
 from .system_ui import recents_screen
 
 __all__ = ["TouchInput", "TOUCH_SLOP", "LONG_PRESS_MS", "DOUBLE_TAP_TIMEOUT_MS",
-           "DOUBLE_TAP_MIN_MS"]
+           "DOUBLE_TAP_MIN_MS", "drawn_ids"]
 
 DOUBLE_TAP_TIMEOUT_MS = 300  # ViewConfiguration.DOUBLE_TAP_TIMEOUT
 DOUBLE_TAP_MIN_MS = 40  # ViewConfiguration.DOUBLE_TAP_MIN_TIME
 DOUBLE_TAP_SLOP_DP = 100  # ViewConfiguration.DOUBLE_TAP_SLOP
+
+
+_SYSTEM_WINDOWS = ("status", "nav", "ime", "aod", "recents")
+
+
+def drawn_ids(window: Node) -> Iterator[tuple[Node, str]]:
+    """Each drawn node of ``window`` with the name of the element it shows: the model
+    node's :func:`~baremobile.virtual.uixml.element_id`, or — for the system bars, the
+    keyboard and other windows drawn afresh each time — the window kind and the node's
+    place in it (``nav/0/2``)."""
+    kind = str(window.meta.get("kind", "app"))
+    stack: list[tuple[Node, str]] = [(window, kind)]
+    while stack:
+        n, path = stack.pop()
+        src = n.src
+        system = kind in _SYSTEM_WINDOWS or src is None or src is n
+        yield n, (path if system else element_id(src))  # type: ignore[arg-type]
+        stack.extend((c, f"{path}/{i}") for i, c in enumerate(n.children))
 
 
 def _horizontal(n: Node) -> bool:
@@ -116,6 +135,29 @@ class TouchInput:
                 return kind, w, None, w.meta.get("inst")
             return kind, w, found[0], found[1]
         return "none", None, None, None
+
+    def landed(self, x: float, y: float) -> dict[str, Any]:
+        """Where a touch at (x, y) lands, for the event log (see :func:`drawn_ids`):
+        ``window`` (its kind, or ``outside`` a dialog, ``none``), ``on`` (the element that
+        handles it, as a tap is dispatched: the deepest clickable one; None when nothing
+        does) and ``under`` (every element under the point, deepest first)."""
+        xi, yi = int(x), int(y)
+        kind, w, h, _inst = self.hit(xi, yi)
+        if w is None:
+            return {"window": kind, "on": None, "under": []}
+        on = None
+        under: list[tuple[int, str]] = []  # (depth, name) of every node under the point
+        depth: dict[int, int] = {id(w): 0}
+        for n, uid in drawn_ids(w):  # parents before their children
+            d = depth[id(n)]
+            for c in n.children:
+                depth[id(c)] = d + 1
+            if n is h:
+                on = uid
+            if n.contains(xi, yi):
+                under.append((d, uid))
+        under.sort(key=lambda du: -du[0])
+        return {"window": kind, "on": on, "under": [uid for _, uid in under]}
 
     def _dispatch(self, n: Node, x: int, y: int, long: bool, inst: ScreenInstance | None
                   ) -> tuple[Node, ScreenInstance | None] | None:

@@ -117,6 +117,7 @@ class PageInput:
         except ChromiumError:
             editable = False
         inst.focus_on(node, show_ime=False)
+        inst.web_editable = editable
         inst.ime = editable and inst.sd.keyboard
         self.state.changed()
 
