@@ -41,7 +41,7 @@ def test_the_checked_in_async_page_is_what_the_generator_writes():
 
 
 def test_a_verb_added_to_page_gets_a_twin_when_regenerated(monkeypatch):
-    from baremobile.page.base import verb
+    from baremobile.page.steps import verb
 
     @verb()
     def zoom_out(self: Page, steps: int = 2, *, fast: bool = False) -> int:

@@ -54,7 +54,8 @@ LAYERS: list[list[str]] = [
      "baremobile.page.prefs"],
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
     ["baremobile.trace"],  # traces: recording (page.tracing), viewing, replaying, graphs
-    ["baremobile.page.selector", "baremobile.page.screenshot", "baremobile.page.whynot"],
+    ["baremobile.page.selector", "baremobile.page.screenshot", "baremobile.page.whynot",
+     "baremobile.page.steps"],
     ["baremobile.device"],  # the verb families' commands over a Device
     ["baremobile.device.core"],  # Device: shell verbs and their answers
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)
@@ -375,3 +376,24 @@ def test_one_bridge_between_blocking_calls_and_their_waiters():
             if name in own:
                 found.append(f"{rel}:{node.lineno} {name}")
     assert not found, "a bridge of its own:\n" + "\n".join(found)
+
+
+def test_device_families_have_one_shape():
+    """Every module of ``baremobile/device/`` beside ``core`` is a verb family: a class over a
+    ``Device`` (``__init__(self, device)``), with no public function that takes a device —
+    one shape for all of them (no free functions beside classes)."""
+    odd = []
+    for path in sorted((PACKAGE / "device").glob("*.py")):
+        if path.name in ("__init__.py", "core.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        families = [n for n in tree.body if isinstance(n, ast.ClassDef) and any(
+            isinstance(f, ast.FunctionDef) and f.name == "__init__"
+            and [a.arg for a in f.args.args][:2] == ["self", "device"] for f in n.body)]
+        if not families:
+            odd.append(f"{path.name}: no class over a Device")
+        for n in tree.body:
+            if isinstance(n, ast.FunctionDef) and n.args.args and \
+                    n.args.args[0].arg == "device":
+                odd.append(f"{path.name}:{n.lineno} {n.name}(device, …) is a free function")
+    assert not odd, "\n".join(odd)

@@ -9,17 +9,15 @@ shared folder has them (``../shared/real-outputs/dumpsys-input-method/``), are r
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from baremobile import connect
 from baremobile.android.input_method import GREP_PATTERN, parse_input_target
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
+from tests.real_outputs import real_outputs_dir
 
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "real-outputs" \
-    / "dumpsys-input-method"
+REAL = real_outputs_dir() / "dumpsys-input-method"
 
 SERVICE = """Current Input Method Manager state:
   mCurMethodId=com.example.ime/.Ime

@@ -8,24 +8,32 @@ deleting, appending.
   here: directories first, then files, by name.
 * Appending pushes the text to a temporary file and runs ``cat TMP >> FILE`` (binary-safe
   on every version, whatever the text holds), then removes the temporary file.
+* Storage roots: ``ls /storage`` names the volumes — ``emulated`` (the shared storage, user
+  0's is ``/storage/emulated/0``, ``/sdcard``) and each removable one by its id
+  (``1A2B-3C4D``); ``self`` is a link and skipped. ``/data/local/tmp``, the shell's own
+  scratch space, is one too. ``df -k ROOT…`` (:mod:`baremobile.android.storage`) gives their
+  sizes, and ``test -w`` whether the shell may write there — one round trip for both.
+* Lines: ``head -n END FILE | tail -n +START`` sends only the lines asked for (one more, to
+  know whether more follow).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from baremobile.android import listing
-from baremobile.android.shell_words import command_line
+from baremobile.android.shell_words import command_line, number, quote
+from baremobile.android.storage import parse_df
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
 from baremobile.safetext import decode
 from baremobile.transport.base import check_text
 
-__all__ = ["FilePart", "UNREADABLE_KINDS", "list_dir", "delete", "append", "parse_ls",
-           "read_part"]
+__all__ = ["FilePart", "Files", "UNREADABLE_KINDS", "parse_ls"]
 
 def _absolute(path: object) -> str:
     if not isinstance(path, str) or not path.startswith("/"):
@@ -53,25 +61,6 @@ def parse_ls(text: bytes | str) -> list[dict[str, Any]]:
     return out
 
 
-def list_dir(device: Device, path: str, *, offset: int = 0, limit: int = 200) -> dict[str, Any]:
-    """One page of a directory: ``{"path", "entries", "total", "offset", "has_more"}``."""
-    _absolute(path)
-    path = path.rstrip("/") or "/"
-    # with a trailing slash the kernel resolves a link to a folder (/sdcard): the folder
-    # is listed, not the link
-    r = device.run(["ls", "-la", path if path == "/" else path + "/"], check=False)
-    if r.exit_code != 0 and not r.text.strip():
-        said = decode(r.stderr).strip() or f"exit status {r.exit_code}"
-        raise CommandFailed(f"cannot list {path}: {said}", command=f"ls -la {path}/",
-                            exit_code=r.exit_code, output=said,
-                            hint="check the path: list its parent folder ({list_files})")
-    entries = parse_ls(r.text)
-    entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))
-    page = entries[offset:offset + limit]
-    return {"path": path, "entries": page, "total": len(entries), "offset": offset,
-            "has_more": offset + len(page) < len(entries)}
-
-
 #: folders never deleted whole (normalised paths): the root, the shared storage under every
 #: name Android gives it (``/sdcard`` and ``/storage/self/primary`` are links to the user's
 #: ``/storage/emulated/<user>``), and the shell's scratch folder
@@ -86,42 +75,6 @@ def _normal(path: str) -> str:
     """``path`` with ``//``, ``.`` and ``..`` resolved as the kernel would for folders
     (``posixpath.normpath`` keeps a leading ``//``, which Linux reads as ``/``)."""
     return posixpath.normpath("/" + path.lstrip("/"))
-
-
-def delete(device: Device, path: str, *, recursive: bool = False) -> None:
-    """``rm`` a file (a directory only with ``recursive``); the device's words on failure."""
-    _absolute(path)
-    if _normal(path) in _PROTECTED:
-        raise InvalidArgument(f"refusing to delete {path!r} itself",
-                              hint="name the files or folders inside it")
-    argv = ["rm", *(["-r"] if recursive else []), "--", path]
-    r = device.run(argv, check=False)
-    if r.exit_code != 0:
-        said = decode(r.stderr or r.stdout).strip()
-        folder = "is a directory" in said.lower() and not recursive
-        raise CommandFailed(f"could not delete {path}: {said or r.exit_code}",
-                            command=command_line(argv), exit_code=r.exit_code, output=said,
-                            hint="it is a folder: pass recursive=true to delete it with "
-                                 "everything in it" if folder else
-                                 "check the path: list its folder ({list_files})")
-
-
-def append(device: Device, path: str, data: bytes) -> int:
-    """Add ``data`` at the end of ``path`` (created if missing); returns the new size."""
-    _absolute(path)
-    tmp = f"/data/local/tmp/baremobile-append-{secrets.token_hex(4)}"
-    device.transport.push(data, tmp)
-    line = (f"cat {command_line([tmp])} >> {command_line([path])}; s=$?; "
-            f"rm -f {command_line([tmp])}; [ $s = 0 ] && stat -c %s {command_line([path])};"
-            " exit $s")
-    r = device.transport.shell(line)
-    if r.exit_code != 0:
-        said = decode(r.stderr or r.stdout).strip()
-        raise CommandFailed(f"could not append to {path}: {said or r.exit_code}",
-                            command=line, exit_code=r.exit_code, output=said,
-                            hint="check the path and that its folder exists ({list_files})")
-    size = r.text.strip()
-    return int(size) if size.isdigit() else -1
 
 
 @dataclass(frozen=True)
@@ -140,14 +93,134 @@ class FilePart:
 UNREADABLE_KINDS = ("directory", "fifo", "socket")
 
 
-def read_part(device: Device, path: str, offset: int, length: int) -> FilePart:
-    """At most ``length`` bytes of ``path`` from ``offset`` on (one more is read to tell
-    whether the file goes on)."""
-    _absolute(path)
-    size, kind = device.file_info(path)
-    if kind in UNREADABLE_KINDS:
-        raise InvalidArgument(f"{path} is a {kind}, not a file",
-                              hint="list a directory with {list_files}" if kind == "directory"
-                              else "read_file reads regular files")
-    data = device.read_part(path, offset, length + 1)
-    return FilePart(path, offset, data[:length], size, len(data) > length)
+_VOLUME = re.compile(r"^[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}$")
+
+
+class Files:
+    """Files on the device beyond push and pull, over a :class:`Device`: listings, ranged
+    reads, lines, delete, append, the storage roots."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+
+    def list_dir(self, path: str, *, offset: int = 0, limit: int = 200) -> dict[str, Any]:
+        """One page of a directory: ``{"path", "entries", "total", "offset", "has_more"}``."""
+        _absolute(path)
+        path = path.rstrip("/") or "/"
+        # with a trailing slash the kernel resolves a link to a folder (/sdcard): the folder
+        # is listed, not the link
+        r = self.device.run(["ls", "-la", path if path == "/" else path + "/"], check=False)
+        if r.exit_code != 0 and not r.text.strip():
+            said = decode(r.stderr).strip() or f"exit status {r.exit_code}"
+            raise CommandFailed(f"cannot list {path}: {said}", command=f"ls -la {path}/",
+                                exit_code=r.exit_code, output=said,
+                                hint="check the path: list its parent folder ({list_files})")
+        entries = parse_ls(r.text)
+        entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))
+        page = entries[offset:offset + limit]
+        return {"path": path, "entries": page, "total": len(entries), "offset": offset,
+                "has_more": offset + len(page) < len(entries)}
+
+    def delete(self, path: str, *, recursive: bool = False) -> None:
+        """``rm`` a file (a directory only with ``recursive``); the device's words on failure."""
+        _absolute(path)
+        if _normal(path) in _PROTECTED:
+            raise InvalidArgument(f"refusing to delete {path!r} itself",
+                                  hint="name the files or folders inside it")
+        argv = ["rm", *(["-r"] if recursive else []), "--", path]
+        r = self.device.run(argv, check=False)
+        if r.exit_code != 0:
+            said = decode(r.stderr or r.stdout).strip()
+            folder = "is a directory" in said.lower() and not recursive
+            raise CommandFailed(f"could not delete {path}: {said or r.exit_code}",
+                                command=command_line(argv), exit_code=r.exit_code, output=said,
+                                hint="it is a folder: pass recursive=true to delete it with "
+                                     "everything in it" if folder else
+                                     "check the path: list its folder ({list_files})")
+
+    def append(self, path: str, data: bytes) -> int:
+        """Add ``data`` at the end of ``path`` (created if missing); returns the new size."""
+        _absolute(path)
+        tmp = f"/data/local/tmp/baremobile-append-{secrets.token_hex(4)}"
+        self.device.transport.push(data, tmp)
+        line = (f"cat {command_line([tmp])} >> {command_line([path])}; s=$?; "
+                f"rm -f {command_line([tmp])}; [ $s = 0 ] && stat -c %s {command_line([path])};"
+                " exit $s")
+        r = self.device.transport.shell(line)
+        if r.exit_code != 0:
+            said = decode(r.stderr or r.stdout).strip()
+            raise CommandFailed(f"could not append to {path}: {said or r.exit_code}",
+                                command=line, exit_code=r.exit_code, output=said,
+                                hint="check the path and that its folder exists ({list_files})")
+        size = r.text.strip()
+        return int(size) if size.isdigit() else -1
+
+    def read_part(self, path: str, offset: int, length: int) -> FilePart:
+        """At most ``length`` bytes of ``path`` from ``offset`` on (one more is read to tell
+        whether the file goes on)."""
+        _absolute(path)
+        size, kind = self.device.file_info(path)
+        if kind in UNREADABLE_KINDS:
+            raise InvalidArgument(f"{path} is a {kind}, not a file",
+                                  hint="list a directory with {list_files}" if kind == "directory"
+                                  else "read_file reads regular files")
+        data = self.device.read_part(path, offset, length + 1)
+        return FilePart(path, offset, data[:length], size, len(data) > length)
+
+    def storage_roots(self) -> list[dict[str, Any]]:
+        """The places files go: shared storage, each removable volume, the shell's scratch
+        space — each with its ``path``, ``name``, ``kind``, free and total bytes (None where
+        ``df`` could not tell) and whether the shell may write there."""
+        names = self.device.run(["ls", "/storage"], check=False).text.split()
+        roots = [("/storage/emulated/0", "Internal shared storage (/sdcard)", "primary")]
+        roots += [(f"/storage/{n}", f"Removable storage {n}", "removable")
+                  for n in names if _VOLUME.match(n)]
+        roots.append(("/data/local/tmp", "Shell scratch space (adb's own)", "scratch"))
+        paths = [p for p, _, _ in roots]
+        script = "; ".join(f"if [ -w {quote(p)} ]; then echo W{i}; fi"
+                           for i, p in enumerate(paths))
+        r = self.device.transport.shell(f"{script}; {command_line(['df', '-k', *paths])}",
+                                        timeout=30)
+        text = r.text
+        writable = {int(m) for m in re.findall(r"^W(\d+)$", text, re.M)}
+        rows = parse_df(text)
+        out = []
+        for i, (path, name, kind) in enumerate(roots):
+            # df prints one row per path given, in order (a path it cannot stat: no row)
+            row = rows[i] if len(rows) == len(paths) else None
+            out.append({"path": path, "name": name, "kind": kind,
+                        "available_bytes": row["available_bytes"] if row else None,
+                        "total_bytes": row["total_bytes"] if row else None,
+                        "mount": row["mount"] if row else None,
+                        "writable": i in writable})
+        return out
+
+    def read_lines(self, path: str, start: int = 1, count: int = 200
+                   ) -> dict[str, Any]:
+        """Lines ``start`` … ``start + count - 1`` (1-based) of a text file:
+        ``{"path", "start", "lines": [...], "has_more", "next_line"?}``."""
+        start = number("start_line", start, minimum=1, maximum=1 << 40)
+        count = number("count", count, minimum=1, maximum=10_000)
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise InvalidArgument(f"{path!r} is not an absolute device path",
+                                  hint="device paths start with '/', e.g. /sdcard/notes.txt")
+        q = quote(path)
+        r = self.device.transport.shell(
+            f"if [ ! -f {q} ]; then ls -d {q} >&2 || true; echo 'not a regular file' >&2; "
+            f"exit 1; fi; head -n {start + count} {q} | tail -n +{start}", timeout=60)
+        if r.exit_code != 0:
+            said = decode(r.stderr or r.stdout).strip()
+            first = said.splitlines()[0] if said else ""
+            raise CommandFailed(f"cannot read lines of {path}: {first}"
+                                .rstrip(": "), command=r.command, exit_code=r.exit_code,
+                                output=said, hint="check the path (list_files shows a folder)")
+        text = decode(r.stdout)
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        more = len(lines) > count
+        lines = lines[:count]
+        out: dict[str, Any] = {"path": path, "start": start, "lines": lines, "has_more": more}
+        if more:
+            out["next_line"] = start + count
+        return out

@@ -25,57 +25,63 @@ from baremobile.android import prefs
 from baremobile.android.shell_words import command_line, validate_package
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument, NotDebuggable
+from baremobile.safetext import decode
 
-__all__ = ["read", "write"]
+__all__ = ["Prefs"]
 
 _REFUSALS = ("package not debuggable", "unknown package", "package not an application",
              "package has corrupt installation", "package has non-application uid",
              "run-as is disabled")
 
 
-def _run_as(device: Device, package: str, script: str, *, stdin_file: str | None = None,
-            timeout: float = 30.0) -> str:
-    """Run ``sh -c script`` as ``package`` (``run-as``); its refusals typed."""
-    line = command_line(["run-as", package, "sh", "-c", script])
-    if stdin_file is not None:
-        line += " < " + command_line([stdin_file])
-    r = device.transport.shell(line, timeout=timeout)
-    said = (r.stderr or r.stdout or b"").decode("utf-8", "replace").strip()
-    if r.exit_code != 0 and said.startswith("run-as:"):
-        reason = said.splitlines()[0][len("run-as:"):].strip()
-        if reason.startswith("package not debuggable"):
-            raise NotDebuggable(f"{package} is not a debuggable build: run-as refused it "
-                                f"({said.splitlines()[0]})", device_output=said)
-        if reason.startswith("unknown package"):
-            raise InvalidArgument(f"{package} is not installed ({said.splitlines()[0]})",
-                                  hint="list_apps lists the installed packages")
-        if reason.startswith(_REFUSALS):
-            raise NotDebuggable(f"run-as refused {package}: {said.splitlines()[0]}",
-                                device_output=said,
-                                hint="only a debuggable app's data can be reached")
-        raise CommandFailed(f"run-as {package} failed: {said[:300]}", command=line,
-                            exit_code=r.exit_code, output=said)
-    return r.check().text
+class Prefs:
+    """An app's SharedPreferences files, through ``run-as`` (debuggable apps only), over a
+    :class:`Device`."""
 
+    def __init__(self, device: Device) -> None:
+        self.device = device
 
-def read(device: Device, package: str, name: str) -> str:
-    """The text of ``package``'s ``shared_prefs/NAME.xml`` (empty when the file is absent)."""
-    package = validate_package(package)
-    name = prefs.check_file_name(name)
-    path = command_line([f"shared_prefs/{name}.xml"])
-    return _run_as(device, package, f"if [ -f {path} ]; then cat {path}; fi")
+    def _run_as(self, package: str, script: str, *, stdin_file: str | None = None,
+                timeout: float = 30.0) -> str:
+        """Run ``sh -c script`` as ``package`` (``run-as``); its refusals typed."""
+        line = command_line(["run-as", package, "sh", "-c", script])
+        if stdin_file is not None:
+            line += " < " + command_line([stdin_file])
+        r = self.device.transport.shell(line, timeout=timeout)
+        said = decode(r.stderr or r.stdout or b"").strip()
+        if r.exit_code != 0 and said.startswith("run-as:"):
+            reason = said.splitlines()[0][len("run-as:"):].strip()
+            if reason.startswith("package not debuggable"):
+                raise NotDebuggable(f"{package} is not a debuggable build: run-as refused it "
+                                    f"({said.splitlines()[0]})", device_output=said)
+            if reason.startswith("unknown package"):
+                raise InvalidArgument(f"{package} is not installed ({said.splitlines()[0]})",
+                                      hint="list_apps lists the installed packages")
+            if reason.startswith(_REFUSALS):
+                raise NotDebuggable(f"run-as refused {package}: {said.splitlines()[0]}",
+                                    device_output=said,
+                                    hint="only a debuggable app's data can be reached")
+            raise CommandFailed(f"run-as {package} failed: {said[:300]}", command=line,
+                                exit_code=r.exit_code, output=said)
+        return r.check().text
 
+    def read(self, package: str, name: str) -> str:
+        """The text of ``package``'s ``shared_prefs/NAME.xml`` (empty when the file is absent)."""
+        package = validate_package(package)
+        name = prefs.check_file_name(name)
+        path = command_line([f"shared_prefs/{name}.xml"])
+        return self._run_as(package, f"if [ -f {path} ]; then cat {path}; fi")
 
-def write(device: Device, package: str, name: str, text: str) -> None:
-    """Replace ``package``'s ``shared_prefs/NAME.xml`` with ``text`` (as the app's uid)."""
-    package = validate_package(package)
-    name = prefs.check_file_name(name)
-    tmp = f"/data/local/tmp/.baremobile-prefs-{secrets.token_hex(6)}.xml"
-    device.transport.push(text.encode("utf-8"), tmp)
-    target = command_line([f"shared_prefs/{name}.xml"])
-    backup = command_line([f"shared_prefs/{name}.xml.bak"])
-    try:
-        _run_as(device, package, f"mkdir -p shared_prefs && cat > {target} && rm -f {backup}",
-                stdin_file=tmp)
-    finally:
-        device.transport.shell(command_line(["rm", "-f", tmp]), timeout=10)
+    def write(self, package: str, name: str, text: str) -> None:
+        """Replace ``package``'s ``shared_prefs/NAME.xml`` with ``text`` (as the app's uid)."""
+        package = validate_package(package)
+        name = prefs.check_file_name(name)
+        tmp = f"/data/local/tmp/.baremobile-prefs-{secrets.token_hex(6)}.xml"
+        self.device.transport.push(text.encode("utf-8"), tmp)
+        target = command_line([f"shared_prefs/{name}.xml"])
+        backup = command_line([f"shared_prefs/{name}.xml.bak"])
+        try:
+            self._run_as(package, f"mkdir -p shared_prefs && cat > {target} && rm -f {backup}",
+                    stdin_file=tmp)
+        finally:
+            self.device.transport.shell(command_line(["rm", "-f", tmp]), timeout=10)

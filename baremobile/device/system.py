@@ -47,72 +47,9 @@ from baremobile.device.core import Device
 from baremobile.device.touch import display_command
 from baremobile.errors import InvalidArgument, Unsupported
 
-__all__ = ["ORIENTATIONS", "STATUSBAR", "rotation", "set_rotation", "battery", "statusbar",
-           "clipboard_probe", "logcat", "log_time", "BATTERY_STATUS", "screen_state"]
+__all__ = ["BATTERY_STATUS", "ORIENTATIONS", "STATUSBAR", "System", "log_time"]
 
 _PRIORITIES = "VDIWEF"
-
-
-def screen_state(device: Device, text: str | None = None) -> Display | None:
-    """Display 0 as ``dumpsys window`` shows it (None: an unknown layout)."""
-    if text is None:
-        text = device.transport.shell(display_command(device.api_level)).text
-    return default_display(text)
-
-
-def rotation(device: Device) -> dict[str, Any]:
-    """``{"orientation", "rotation", "auto"}``: how the screen is turned now and whether it
-    follows the sensor. The orientation is named from the rotation **and** the natural
-    size: a landscape-natural tablet or head unit at rotation 0 is landscape."""
-    text = device.transport.shell(
-        f"settings get system accelerometer_rotation; {display_command(device.api_level)}"
-    ).text
-    first, _, rest = text.partition("\n")
-    shown = screen_state(device, rest)
-    if shown is None:  # an unknown dumpsys layout: wm size, rotation 0
-        w, h = device.screen_size()
-        r, natural = 0, (w, h)
-    else:
-        r, natural = shown.rotation, shown.natural
-    return {"orientation": orientation_of(r, natural), "rotation": r,
-            "auto": first.strip() == "1"}
-
-
-def set_rotation(device: Device, orientation: str) -> dict[str, Any]:
-    """Turn the screen: ``portrait``, ``landscape``, ``reverse_portrait``,
-    ``reverse_landscape`` (locks it there) or ``auto`` (follow the sensor again); returns
-    :func:`rotation` afterwards. The ``user_rotation`` for a name depends on the display's
-    natural orientation (``DisplayRotation``)."""
-    if orientation == "auto":
-        commands = [["settings", "put", "system", "accelerometer_rotation", "1"]]
-    elif orientation in ORIENTATIONS:
-        shown = screen_state(device)
-        natural = shown.natural if shown is not None else device.screen_size()
-        commands = [["settings", "put", "system", "accelerometer_rotation", "0"],
-                    ["settings", "put", "system", "user_rotation",
-                     str(rotation_for(orientation, natural))]]
-    else:
-        raise InvalidArgument(f"orientation must be one of {', '.join([*ORIENTATIONS, 'auto'])}"
-                              f", not {orientation!r}")
-    device.run_all(commands)
-    return rotation(device)
-
-
-def battery(device: Device) -> dict[str, Any]:
-    """``{"level", "status", "charging", "plugged"}`` from ``dumpsys battery`` (read by
-    :func:`baremobile.android.battery.parse_battery`)."""
-    b = parse_battery(device.run(["dumpsys", "battery"]).stdout)
-    out: dict[str, Any] = {
-        "level": b.percent,
-        "status": BATTERY_STATUS.get(b.status or 1, "unknown"),
-        "charging": b.status == 2,
-        "plugged": list(b.plugged),
-    }
-    if b.temperature_tenths is not None:
-        out["temperature_c"] = b.temperature_tenths / 10
-    if b.frozen:
-        out["simulated"] = True  # `dumpsys battery set/unplug` froze it
-    return out
 
 
 #: What ``statusbar`` does → ``cmd statusbar`` (``StatusBarShellCommand``) verbs.
@@ -121,33 +58,6 @@ STATUSBAR = {
     "quick_settings": "expand-settings",
     "collapse": "collapse",
 }
-
-
-def statusbar(device: Device, what: str) -> None:
-    """Open the notification shade (``notifications``) or quick settings
-    (``quick_settings``), or close them (``collapse``)."""
-    if what not in STATUSBAR:
-        raise InvalidArgument(f"statusbar takes one of {', '.join(STATUSBAR)}, not {what!r}")
-    device.run(["cmd", "statusbar", STATUSBAR[what]])
-
-
-def clipboard_probe(device: Device, what: str) -> NoReturn:
-    """Ask the device whether its clipboard service takes shell commands; it does not on
-    stock Android, so this raises :class:`Unsupported` with the device's answer."""
-    r = device.transport.shell("cmd clipboard help 2>&1")
-    said = r.text.strip()
-    if "No shell command implementation" in said:
-        why = ("Android's clipboard service has no shell command (the device answers "
-               f"{said!r}), and only an app may {what} the clipboard")
-    elif "Can't find service" in said:
-        why = f"this device has no clipboard service (it answers {said!r})"
-    else:
-        why = ("this device's clipboard service has a shell command baremobile does not "
-               f"know ({said.splitlines()[0] if said else 'no answer'!r})")
-    raise Unsupported(f"cannot {what} the clipboard over ADB: {why}", device_output=said,
-                      hint="to put text into a field, type it (the type tool); to read text, "
-                           "take a snapshot; to hand text to an app, use an intent extra "
-                           "(android.intent.extra.TEXT)")
 
 
 def log_time(since: object) -> str:
@@ -172,47 +82,137 @@ def log_time(since: object) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
-def logcat(device: Device, *, lines: int = 200, tag: str | None = None,
-           since: object = None, package: str | None = None, pid: int | None = None,
-           priority: str | None = None) -> dict[str, Any]:
-    """The log, newest last: ``{"log", "pids"}`` (``pids``: the processes a ``package``
-    filter used). With ``since`` only what came after; ``package`` keeps that app's
-    processes (none running: an empty log and a note)."""
-    lines = number("lines", lines, minimum=1, maximum=100_000)
-    argv = ["logcat", "-d"]
-    argv += ["-t", log_time(since)] if since is not None else ["-t", str(lines)]
-    if priority is not None and priority not in _PRIORITIES:
-        raise InvalidArgument(f"priority must be one of {', '.join(_PRIORITIES)}, "
-                              f"not {priority!r}")
-    if tag is not None:
-        name, _, prio = validate_log_tag(tag).partition(":")
-        argv += ["-s", tag if prio else f"{name}:{priority or 'V'}"]
-    elif priority is not None:
-        argv.append(f"*:{priority}")
-    pids: list[int] = []
-    if package is not None and pid is not None:
-        raise InvalidArgument("give package or pid, not both")
-    if package is not None:
-        validate_package(package)
-        r = device.run(["pidof", package], check=False)
-        pids = [int(p) for p in r.text.split() if p.isdigit()]
-        if r.exit_code == 127 or b"not found" in r.stderr:  # no pidof (toolbox): read ps
-            procs = parse_ps(device.run(["ps"], check=False).stdout).by_pid.values()
-            pids = sorted(p.pid for p in procs if p.package == package)
-        if not pids:
-            return {"log": "", "pids": [], "note": f"{package} is not running"}
-    elif pid is not None:
-        pids = [number("pid", pid, minimum=1, maximum=2**31 - 1)]
-    here = len(pids) == 1 and device.api_level >= 24
-    if here:
-        argv.append(f"--pid={pids[0]}")
-    elif pids and since is None:  # several processes, or no --pid (before Android 7):
-        # filtered here on each line's pid (brief format before Android 7), so `-t N` must
-        # reach past the other processes' lines
-        argv[argv.index("-t") + 1] = str(min(100_000, max(lines * 50, 5000)))
-    text = device.run(argv, timeout=60).text
-    if pids and not here:
-        text = keep_pids(text, pids)
-    if since is not None or (pids and not here):  # keep the newest `lines`
-        text = "".join(text.splitlines(keepends=True)[-lines:])
-    return {"log": text, "pids": pids, "command": command_line(argv)}
+class System:
+    """The device beyond the screen's content, over a :class:`Device`: display 0 and
+    rotation, battery, the status bar panels, the clipboard probe, the log."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+
+    def screen_state(self, text: str | None = None) -> Display | None:
+        """Display 0 as ``dumpsys window`` shows it (None: an unknown layout)."""
+        if text is None:
+            text = self.device.transport.shell(display_command(self.device.api_level)).text
+        return default_display(text)
+
+    def rotation(self) -> dict[str, Any]:
+        """``{"orientation", "rotation", "auto"}``: how the screen is turned now and whether it
+        follows the sensor. The orientation is named from the rotation **and** the natural
+        size: a landscape-natural tablet or head unit at rotation 0 is landscape."""
+        text = self.device.transport.shell(
+            f"settings get system accelerometer_rotation; {display_command(self.device.api_level)}"
+        ).text
+        first, _, rest = text.partition("\n")
+        shown = self.screen_state(rest)
+        if shown is None:  # an unknown dumpsys layout: wm size, rotation 0
+            w, h = self.device.screen_size()
+            r, natural = 0, (w, h)
+        else:
+            r, natural = shown.rotation, shown.natural
+        return {"orientation": orientation_of(r, natural), "rotation": r,
+                "auto": first.strip() == "1"}
+
+    def set_rotation(self, orientation: str) -> dict[str, Any]:
+        """Turn the screen: ``portrait``, ``landscape``, ``reverse_portrait``,
+        ``reverse_landscape`` (locks it there) or ``auto`` (follow the sensor again); returns
+        :func:`rotation` afterwards. The ``user_rotation`` for a name depends on the display's
+        natural orientation (``DisplayRotation``)."""
+        if orientation == "auto":
+            commands = [["settings", "put", "system", "accelerometer_rotation", "1"]]
+        elif orientation in ORIENTATIONS:
+            shown = self.screen_state()
+            natural = shown.natural if shown is not None else self.device.screen_size()
+            commands = [["settings", "put", "system", "accelerometer_rotation", "0"],
+                        ["settings", "put", "system", "user_rotation",
+                         str(rotation_for(orientation, natural))]]
+        else:
+            raise InvalidArgument(f"orientation must be one of {', '.join([*ORIENTATIONS, 'auto'])}"
+                                  f", not {orientation!r}")
+        self.device.run_all(commands)
+        return self.rotation()
+
+    def battery(self) -> dict[str, Any]:
+        """``{"level", "status", "charging", "plugged"}`` from ``dumpsys battery`` (read by
+        :func:`baremobile.android.battery.parse_battery`)."""
+        b = parse_battery(self.device.run(["dumpsys", "battery"]).stdout)
+        out: dict[str, Any] = {
+            "level": b.percent,
+            "status": BATTERY_STATUS.get(b.status or 1, "unknown"),
+            "charging": b.status == 2,
+            "plugged": list(b.plugged),
+        }
+        if b.temperature_tenths is not None:
+            out["temperature_c"] = b.temperature_tenths / 10
+        if b.frozen:
+            out["simulated"] = True  # `dumpsys battery set/unplug` froze it
+        return out
+
+    def statusbar(self, what: str) -> None:
+        """Open the notification shade (``notifications``) or quick settings
+        (``quick_settings``), or close them (``collapse``)."""
+        if what not in STATUSBAR:
+            raise InvalidArgument(f"statusbar takes one of {', '.join(STATUSBAR)}, not {what!r}")
+        self.device.run(["cmd", "statusbar", STATUSBAR[what]])
+
+    def clipboard_probe(self, what: str) -> NoReturn:
+        """Ask the device whether its clipboard service takes shell commands; it does not on
+        stock Android, so this raises :class:`Unsupported` with the device's answer."""
+        r = self.device.transport.shell("cmd clipboard help 2>&1")
+        said = r.text.strip()
+        if "No shell command implementation" in said:
+            why = ("Android's clipboard service has no shell command (the device answers "
+                   f"{said!r}), and only an app may {what} the clipboard")
+        elif "Can't find service" in said:
+            why = f"this device has no clipboard service (it answers {said!r})"
+        else:
+            why = ("this device's clipboard service has a shell command baremobile does not "
+                   f"know ({said.splitlines()[0] if said else 'no answer'!r})")
+        raise Unsupported(f"cannot {what} the clipboard over ADB: {why}", device_output=said,
+                          hint="to put text into a field, type it (the type tool); to read text, "
+                               "take a snapshot; to hand text to an app, use an intent extra "
+                               "(android.intent.extra.TEXT)")
+
+    def logcat(self, *, lines: int = 200, tag: str | None = None,
+               since: object = None, package: str | None = None, pid: int | None = None,
+               priority: str | None = None) -> dict[str, Any]:
+        """The log, newest last: ``{"log", "pids"}`` (``pids``: the processes a ``package``
+        filter used). With ``since`` only what came after; ``package`` keeps that app's
+        processes (none running: an empty log and a note)."""
+        lines = number("lines", lines, minimum=1, maximum=100_000)
+        argv = ["logcat", "-d"]
+        argv += ["-t", log_time(since)] if since is not None else ["-t", str(lines)]
+        if priority is not None and priority not in _PRIORITIES:
+            raise InvalidArgument(f"priority must be one of {', '.join(_PRIORITIES)}, "
+                                  f"not {priority!r}")
+        if tag is not None:
+            name, _, prio = validate_log_tag(tag).partition(":")
+            argv += ["-s", tag if prio else f"{name}:{priority or 'V'}"]
+        elif priority is not None:
+            argv.append(f"*:{priority}")
+        pids: list[int] = []
+        if package is not None and pid is not None:
+            raise InvalidArgument("give package or pid, not both")
+        if package is not None:
+            validate_package(package)
+            r = self.device.run(["pidof", package], check=False)
+            pids = [int(p) for p in r.text.split() if p.isdigit()]
+            if r.exit_code == 127 or b"not found" in r.stderr:  # no pidof (toolbox): read ps
+                procs = parse_ps(self.device.run(["ps"], check=False).stdout).by_pid.values()
+                pids = sorted(p.pid for p in procs if p.package == package)
+            if not pids:
+                return {"log": "", "pids": [], "note": f"{package} is not running"}
+        elif pid is not None:
+            pids = [number("pid", pid, minimum=1, maximum=2**31 - 1)]
+        here = len(pids) == 1 and self.device.api_level >= 24
+        if here:
+            argv.append(f"--pid={pids[0]}")
+        elif pids and since is None:  # several processes, or no --pid (before Android 7):
+            # filtered here on each line's pid (brief format before Android 7), so `-t N` must
+            # reach past the other processes' lines
+            argv[argv.index("-t") + 1] = str(min(100_000, max(lines * 50, 5000)))
+        text = self.device.run(argv, timeout=60).text
+        if pids and not here:
+            text = keep_pids(text, pids)
+        if since is not None or (pids and not here):  # keep the newest `lines`
+            text = "".join(text.splitlines(keepends=True)[-lines:])
+        return {"log": text, "pids": pids, "command": command_line(argv)}

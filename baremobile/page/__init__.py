@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 from baremobile.page.apps import AppVerbs
-from baremobile.page.base import Step, StepObserver
 from baremobile.page.editing import EditVerbs
 from baremobile.page.files import FileVerbs
 from baremobile.page.gestures import GestureVerbs
@@ -36,6 +35,7 @@ from baremobile.page.prefs import PrefsVerbs
 from baremobile.page.reading import ReadVerbs
 from baremobile.page.screenshot import Screenshot
 from baremobile.page.selector import Selector, Target
+from baremobile.page.steps import Step, StepObserver
 from baremobile.page.system import SystemVerbs
 from baremobile.page.waits import WaitVerbs
 from baremobile.snapshot import Snapshot

@@ -13,9 +13,9 @@ from baremobile.android.keycodes import KEYCODES, keycode
 from baremobile.android.shell_words import number, validate_package, validate_uri
 from baremobile.android.text_input import HIDDEN_PASSWORD_DELETES, clear_plan, typing_plan
 from baremobile.errors import InvalidArgument, NotEditable, TextMismatch, UnsupportedText
-from baremobile.page.base import Typed, refused, verb
 from baremobile.page.screenshot import Screenshot
 from baremobile.page.selector import Target
+from baremobile.page.steps import Typed, refused, verb
 from baremobile.page.web import WebVerbs
 from baremobile.snapshot import RefNode, Snapshot
 from baremobile.transport import DUMP_TIMEOUT

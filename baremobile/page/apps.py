@@ -13,7 +13,8 @@ from pathlib import Path
 from baremobile.android.shell_words import validate_package
 from baremobile.device.apps import App
 from baremobile.localfiles import bytes_of
-from baremobile.page.base import PageBase, verb
+from baremobile.page.base import PageBase
+from baremobile.page.steps import verb
 
 __all__ = ["AppVerbs"]
 

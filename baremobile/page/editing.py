@@ -26,8 +26,8 @@ from baremobile.android.keycodes import KEYCODES
 from baremobile.android.text_input import typing_plan
 from baremobile.errors import CommandFailed, InvalidArgument, RefNotFound, Unsupported
 from baremobile.page.actions import ActionVerbs
-from baremobile.page.base import verb
 from baremobile.page.selector import Target
+from baremobile.page.steps import verb
 from baremobile.snapshot import RefNode
 from baremobile.transport.base import check_text
 

@@ -1,8 +1,7 @@
 """File verbs of :class:`~baremobile.page.Page`: push and pull (in memory or streamed into
 a sink), a device folder's listing (paged), delete, append, a text file's lines by number,
 replacing text in a file, and the storage roots with their free space. Thin wrappers over
-the sync protocol (:mod:`baremobile.transport`), :mod:`baremobile.device.files` and
-:mod:`baremobile.device.storage`.
+the sync protocol (:mod:`baremobile.transport`), :class:`baremobile.device.files.Files`.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from baremobile.android.shell_words import number
-from baremobile.device import files as device_files
-from baremobile.device import storage as device_storage
 from baremobile.device.files import FilePart
 from baremobile.errors import InvalidArgument, RefNotFound
 from baremobile.localfiles import bytes_of
-from baremobile.page.base import PageBase, verb
+from baremobile.page.base import PageBase
+from baremobile.page.steps import verb
 from baremobile.transport.base import check_text
 
 __all__ = ["FileVerbs"]
@@ -30,19 +28,19 @@ class FileVerbs(PageBase):
         """A page of a device directory: entries with ``name``, ``type``, ``size``,
         ``modified`` (device time, to the minute), directories first; ``total`` and
         ``has_more`` for paging."""
-        return device_files.list_dir(self.device, path, offset=offset, limit=limit)
+        return self._files.list_dir(path, offset=offset, limit=limit)
 
     @verb()
     def delete_file(self, path: str, *, recursive: bool = False) -> None:
         """Delete a device file (a folder and its content only with ``recursive``)."""
-        device_files.delete(self.device, path, recursive=recursive)
+        self._files.delete(path, recursive=recursive)
 
     @verb()
     def append_file(self, path: str, data: bytes | str) -> int:
         """Add text (UTF-8) or bytes at the end of a device file (created if missing);
         returns its new size."""
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        return device_files.append(self.device, path, payload)
+        return self._files.append(path, payload)
 
     @verb()
     def push(self, data: bytes | str | Path, device_path: str) -> None:
@@ -56,7 +54,7 @@ class FileVerbs(PageBase):
         and sockets are refused (reading a FIFO could wait for ever)."""
         offset = number("offset", offset, minimum=0)
         max_bytes = number("max_bytes", max_bytes, minimum=1, maximum=64 * 1024 * 1024)
-        return device_files.read_part(self.device, path, offset, max_bytes)
+        return self._files.read_part(path, offset, max_bytes)
 
     @verb()
     def pull(self, device_path: str) -> bytes:
@@ -75,7 +73,7 @@ class FileVerbs(PageBase):
     def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
         """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
         those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``."""
-        return device_storage.read_lines(self.device, path, start, count)
+        return self._files.read_lines(path, start, count)
 
     @verb()
     def replace_in_file(self, path: str, old: str, new: str, *,
@@ -108,4 +106,4 @@ class FileVerbs(PageBase):
         """Where files can go: shared storage (``/storage/emulated/0``), each removable
         volume, and ``/data/local/tmp`` — each with ``path``, ``name``, ``kind``,
         ``available_bytes``, ``total_bytes`` (``df``), ``mount`` and ``writable``."""
-        return device_storage.storage_roots(self.device)
+        return self._files.storage_roots()

@@ -15,7 +15,8 @@ from baremobile.android.gestures import paths_plan, pinch_plan
 from baremobile.android.shell_words import number
 from baremobile.device.touch import Touch
 from baremobile.errors import InvalidArgument
-from baremobile.page.base import PageBase, verb
+from baremobile.page.base import PageBase
+from baremobile.page.steps import verb
 
 __all__ = ["GestureVerbs", "Point"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from baremobile.android import prefs
 from baremobile.android.shell_words import validate_package
-from baremobile.device import prefs as device_prefs
-from baremobile.page.base import PageBase, verb
+from baremobile.page.base import PageBase
+from baremobile.page.steps import verb
 
 __all__ = ["PrefsVerbs"]
 
@@ -37,7 +37,7 @@ class PrefsVerbs(PageBase):
         """The preferences in ``package``'s ``shared_prefs/FILE.xml``: ``{key: {"type",
         "value"}}`` (types ``STRING``, ``INT``, ``LONG``, ``FLOAT``, ``BOOLEAN``,
         ``STRING_SET``; values as the file holds them). A missing file is empty."""
-        text = device_prefs.read(self.device, package, file)
+        text = self._prefs.read(package, file)
         return {e.name: _as_data(e) for e in prefs.parse(text)}
 
     @verb()
@@ -68,10 +68,10 @@ class PrefsVerbs(PageBase):
               change: Any) -> dict[str, dict[str, Any]]:
         package = validate_package(package)
         change([])  # the arguments are checked before anything is sent
-        entries = prefs.parse(device_prefs.read(self.device, package, file))
+        entries = prefs.parse(self._prefs.read(package, file))
         new = change(entries)
         if stop_app:
             self.device.force_stop(package)
-        device_prefs.write(self.device, package, file, prefs.render(new))
+        self._prefs.write(package, file, prefs.render(new))
         return {e.name: _as_data(e) for e in prefs.parse(
-            device_prefs.read(self.device, package, file))}
+            self._prefs.read(package, file))}

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from baremobile.errors import DumpFailed, InvalidArgument, RefNotFound
-from baremobile.page.base import PageBase, verb
+from baremobile.page.base import PageBase
 from baremobile.page.selector import Selector
+from baremobile.page.steps import verb
 from baremobile.safetext import decode
 from baremobile.snapshot.dump_errors import StatusScan, dump_error
 

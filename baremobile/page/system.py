@@ -1,6 +1,6 @@
 """System verbs of :class:`~baremobile.page.Page`: what the device is (``device_info``,
 the foreground app), rotation, battery, the clipboard, the log, and the raw ``shell``
-escape hatch. Thin wrappers over :mod:`baremobile.device.system` and
+escape hatch. Thin wrappers over :class:`baremobile.device.system.System` and
 :class:`baremobile.device.core.Device`.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 
 from baremobile.android import logtime
 from baremobile.android.shell_words import number
-from baremobile.device import system as device_system
 from baremobile.device.core import Focus
 from baremobile.errors import InvalidArgument
-from baremobile.page.base import PageBase, verb
+from baremobile.page.base import PageBase
+from baremobile.page.steps import verb
 
 __all__ = ["SystemVerbs"]
 
@@ -28,7 +28,7 @@ class SystemVerbs(PageBase):
         density, orientation, battery, foreground app."""
         props = self.device.props()
         w, h = self.device.screen_size()
-        turned = device_system.rotation(self.device)
+        turned = self._system.rotation()
         if turned["rotation"] % 2:
             w, h = h, w
         focus = self.device.focus()
@@ -41,7 +41,7 @@ class SystemVerbs(PageBase):
             "api_level": self.device.api_level,
             "screen": {"width": w, "height": h, "density": self.device.density()},
             "orientation": turned,
-            "battery": device_system.battery(self.device),
+            "battery": self._system.battery(),
             "foreground": {"package": focus.package, "activity": focus.activity}
             if focus
             else None,
@@ -55,20 +55,20 @@ class SystemVerbs(PageBase):
     @verb()
     def rotation(self) -> dict[str, Any]:
         """``{"orientation", "rotation", "auto"}``: how the screen is turned now."""
-        return device_system.rotation(self.device)
+        return self._system.rotation()
 
     @verb(acts=True)
     def rotate(self, orientation: str) -> dict[str, Any]:
         """Turn the screen: ``portrait``, ``landscape``, ``reverse_portrait``,
         ``reverse_landscape`` (locked there) or ``auto`` (follow the sensor); returns the
         orientation afterwards (an app that fixes its own keeps it)."""
-        return device_system.set_rotation(self.device, orientation)
+        return self._system.set_rotation(orientation)
 
     @verb()
     def screen_size(self) -> tuple[int, int]:
         """``(width, height)`` in pixels as the screen is turned now."""
         w, h = self.device.screen_size()
-        if device_system.rotation(self.device)["rotation"] % 2:
+        if self._system.rotation()["rotation"] % 2:
             w, h = h, w
         return w, h
 
@@ -76,18 +76,18 @@ class SystemVerbs(PageBase):
     def statusbar(self, what: str) -> None:
         """Open the notification shade (``"notifications"``) or quick settings
         (``"quick_settings"``), or close them (``"collapse"``)."""
-        device_system.statusbar(self.device, what)
+        self._system.statusbar(what)
 
     @verb()
     def battery(self) -> dict[str, Any]:
         """``{"level" (%), "status", "charging", "plugged"}``."""
-        return device_system.battery(self.device)
+        return self._system.battery()
 
     @verb()
     def get_clipboard(self) -> str:
         """The clipboard's text — not possible over ADB on stock Android: raises
         :class:`~baremobile.errors.Unsupported` with the device's answer."""
-        device_system.clipboard_probe(self.device, "read")
+        self._system.clipboard_probe("read")
 
     @verb()
     def set_clipboard(self, text: str) -> None:
@@ -95,7 +95,7 @@ class SystemVerbs(PageBase):
         :class:`~baremobile.errors.Unsupported` with the device's answer."""
         if not isinstance(text, str):
             raise InvalidArgument(f"text must be a string, not {type(text).__name__}")
-        device_system.clipboard_probe(self.device, "set")
+        self._system.clipboard_probe("set")
 
     @verb()
     def read_log(self, *, lines: int = 200, tag: str | None = None, since: Any = None,
@@ -106,12 +106,12 @@ class SystemVerbs(PageBase):
         ``pid``, minimum ``priority`` (V D I W E F), ``tag``. With ``until``: the newest
         ``lines`` lines logged at or before it."""
         if until is None:
-            return device_system.logcat(self.device, lines=lines, tag=tag, since=since,
+            return self._system.logcat(lines=lines, tag=tag, since=since,
                                         package=package, pid=pid, priority=priority)
         offset = logtime.parse_offset(self.device.run(["date", "+%z"]).text)
         cut = logtime.local_time(until, offset)  # checked before the log is read
         lines = number("lines", lines, minimum=1, maximum=100_000)
-        out = device_system.logcat(self.device, lines=100_000, tag=tag, since=since,
+        out = self._system.logcat(lines=100_000, tag=tag, since=since,
                                    package=package, pid=pid, priority=priority)
         kept = logtime.cut_until(str(out["log"]), cut).splitlines(keepends=True)
         out["log"] = "".join(kept[-lines:])
@@ -127,7 +127,7 @@ class SystemVerbs(PageBase):
            returns ``{"log": text, ...}``."""
         warnings.warn("Page.logcat() is deprecated: use Page.read_log(...)['log']",
                       DeprecationWarning, stacklevel=3)
-        return str(device_system.logcat(self.device, lines=lines, tag=tag)["log"])
+        return str(self._system.logcat(lines=lines, tag=tag)["log"])
 
     @verb(acts=True)
     def shell(self, command: str, *, timeout: float | None = None) -> str:

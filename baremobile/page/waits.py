@@ -17,8 +17,8 @@ from typing import Any
 from baremobile.android.shell_words import number
 from baremobile.errors import CommandTimeout, InvalidArgument, RefNotFound
 from baremobile.page.actions import DIRECTIONS, ActionVerbs
-from baremobile.page.base import verb
 from baremobile.page.selector import Selector, Target
+from baremobile.page.steps import verb
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.tree import Node
 

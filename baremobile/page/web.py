@@ -11,8 +11,9 @@ from typing import Any
 
 from baremobile.android.keycodes import KEYCODES
 from baremobile.errors import InvalidArgument, UnsupportedText, WebUnavailable
-from baremobile.page.base import WEB_TIMEOUT, PageBase, verb
+from baremobile.page.base import WEB_TIMEOUT, PageBase
 from baremobile.page.selector import Target
+from baremobile.page.steps import verb
 from baremobile.snapshot import Snapshot
 from baremobile.transport import DUMP_TIMEOUT
 

@@ -46,7 +46,8 @@ from baremobile.errors import InvalidArgument
 from baremobile.trace.format import FORMAT, TraceWriter, xml_of
 
 if TYPE_CHECKING:
-    from baremobile.page.base import PageBase, Step
+    from baremobile.page.base import PageBase
+    from baremobile.page.steps import Step
 
 __all__ = ["AsyncTracing", "Tracing", "tool_call", "trace_door", "TRACE_ENV", "TYPED_ENV"]
 

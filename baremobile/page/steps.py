@@ -1,0 +1,118 @@
+"""The per-verb guard's parts (:class:`~baremobile.page.base.PageBase` runs it): the
+:func:`verb` decorator every public verb wears, the :class:`Step` each outermost call is to
+the page's observers (tracing), and how a verb says it sent nothing (:func:`refused`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
+from baremobile.errors import InvalidArgument
+from baremobile.snapshot import RefNode, Snapshot
+
+if TYPE_CHECKING:
+    from baremobile.page.base import PageBase
+
+__all__ = ["Step", "StepObserver", "Typed", "refused", "sent_nothing", "verb"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+E = TypeVar("E", bound=BaseException)
+
+
+@dataclass
+class Step:
+    """One outermost verb call, as the page's observers see it (:meth:`PageBase.observe`).
+
+    ``before`` is handed to observers when the verb starts (``result``/``error`` unset),
+    then the same object, completed, when it ends."""
+
+    verb: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    acts: bool
+    started: float  #: ``time.time()`` when the verb began
+    seconds: float = 0.0  #: how long it took (set when it ends)
+    result: Any = None
+    error: BaseException | None = None
+    #: the element the call's ref or selector resolved to (set by target resolution)
+    target: RefNode | None = None
+
+
+class StepObserver(Protocol):
+    """What :meth:`PageBase.observe` takes: called when an outermost verb starts and ends."""
+
+    def step_started(self, page: PageBase, step: Step) -> None: ...
+
+    def step_ended(self, page: PageBase, step: Step) -> None: ...
+
+
+def refused(exc: E) -> E:
+    """Mark an error raised before the verb sent anything (a ref that cannot be acted on, a
+    disabled element): the verb did not change the screen, so it does not make the last
+    snapshot stale (:attr:`PageBase.actions` does not count it)."""
+    exc.nothing_sent = True  # type: ignore[attr-defined]
+    return exc
+
+
+def sent_nothing(exc: BaseException) -> bool:
+    """Whether a verb that raised ``exc`` sent nothing that could change the screen: its
+    arguments were rejected (:class:`~baremobile.errors.InvalidArgument`, by definition
+    before anything is sent) or it was :func:`refused`."""
+    return isinstance(exc, InvalidArgument) or bool(getattr(exc, "nothing_sent", False))
+
+
+def verb(*, acts: bool = False) -> Callable[[F], F]:
+    """Make a method a verb of the page: it runs under the page's guard
+    (:meth:`PageBase._using`), is shown to the page's observers when it is the outermost
+    call, and — with ``acts`` — counts as something that may have changed the screen
+    (unless it raised before sending anything: :func:`refused`, invalid arguments).
+
+    A whole screen an outermost verb returns (a :class:`Snapshot` that is not a diff) is
+    what its caller was shown: later ``snapshot(diff=True)`` calls may be diffs against it.
+    Snapshots a verb takes for itself (``find`` with no snapshot yet, a wait's polling) are
+    not: a diff is only ever taken against a screen the caller saw."""
+
+    def wrap(fn: F) -> F:
+        name = fn.__name__
+
+        @functools.wraps(fn)
+        def run(self: PageBase, *args: Any, **kwargs: Any) -> Any:
+            with self._using(name, args, kwargs, acts=acts) as frame:
+                result = fn(self, *args, **kwargs)
+                if frame.outermost:
+                    if isinstance(result, Snapshot) and result.number is None:
+                        self._seen.seen(result.full_text)
+                    if frame.step is not None:
+                        frame.step.result = result
+                return result
+
+        run.__baremobile_verb__ = {"acts": acts}  # type: ignore[attr-defined]
+        return cast(F, run)
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the last ``type`` did, for ``verify_typed``."""
+
+    ref: int | None  #: the field's ref (None: whatever field had or took focus)
+    text: str
+    clear: bool
+    submit: bool
+    at: int  #: :attr:`~PageBase.actions` right after it
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What :meth:`PageBase._using` tells the verb it guards."""
+
+    outermost: bool
+    step: Step | None = None
+
+
+_NESTED = _Frame(False)
+
+
