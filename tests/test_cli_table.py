@@ -159,7 +159,10 @@ def test_device_is_accepted_before_and_after_the_command(capsys):
 def test_snapshot_diff_through_the_cli(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = cli(capsys, "--no-daemon", "-d", "virtual", "snapshot", "--diff")
-    assert code == 0 and out.startswith("# snapshot 1"), (out, err)
+    # a diff's first observation is the screen itself (docs/snapshot.md: diffs)
+    assert code == 0 and out.startswith("# 1080x2400 portrait\n"), (out, err)
+    args = build_parser("snapshot").parse_args(["snapshot", "--diff"])
+    assert tool_request(args)[1] == {"diff": True}
 
 
 def test_selector_flags_are_the_selectors_fields():
