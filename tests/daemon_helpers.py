@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -102,3 +103,13 @@ def running_daemon(sock: str, **hub_options: Any) -> Iterator[DaemonServer]:
         server.stop_soon("test over")
         thread.join(30)
         assert not thread.is_alive(), "the daemon did not stop"
+
+
+def wait_until(predicate: Any, timeout: float = 10.0) -> bool:
+    """Poll ``predicate`` (every 20 ms) until it holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False

@@ -23,22 +23,13 @@ from baremobile.daemon.methods import METHODS
 from baremobile.daemon.server import DaemonServer
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
-from tests.daemon_helpers import RawClient, running_daemon
+from tests.daemon_helpers import RawClient, running_daemon, wait_until
 
 
 @pytest.fixture
 def two_phones():
     with VirtualPhone(port=free_port()) as a, VirtualPhone(port=free_port()) as b:
         yield a, b
-
-
-def wait_until(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_every_method_answers_in_the_envelope(phone: VirtualPhone, daemon_socket: str):

@@ -35,15 +35,6 @@ from tests.conftest import free_port
 from tests.daemon_helpers import RawClient, running_daemon
 
 
-def wait_until(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def raw(rid_json: str, method: str, params: str = "{}") -> bytes:
     """A request line whose id (and params) are given as JSON text, so that escapes such as
     ``"\\ud800"`` reach the daemon exactly as a client wrote them."""

@@ -1,4 +1,5 @@
-"""Log times: cutting a ``logcat`` text at a time (``until``), without I/O.
+"""Log times, without I/O: a caller's time as logcat's ``-t`` (``since``), and cutting a
+``logcat`` text at a time (``until``).
 
 ``logcat -v threadtime`` starts each line with the device's local time, without a year:
 ``11-26 15:37:15.123  1234  1240 I Tag: message``. :func:`cut_until` keeps the lines up to
@@ -15,7 +16,7 @@ import re
 
 from baremobile.errors import InvalidArgument
 
-__all__ = ["cut_until", "local_time", "parse_offset"]
+__all__ = ["cut_until", "local_time", "log_time", "parse_offset", "read_time"]
 
 _STAMP = re.compile(r"^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})")
 
@@ -29,26 +30,44 @@ def parse_offset(text: str) -> _dt.timedelta:
     return -delta if m[1] == "-" else delta
 
 
-def local_time(when: object, offset: _dt.timedelta) -> _dt.datetime:
-    """``when`` as a naive datetime in the device's local time."""
+def read_time(when: object, name: str) -> float | _dt.datetime:
+    """A time a caller gave for ``name`` (``since``, ``until``): seconds since the epoch (a
+    float), or an ISO 8601 time (a datetime; without a zone it is the device's local time)."""
     if isinstance(when, bool):
-        raise InvalidArgument("until must be a time, not a boolean")
+        raise InvalidArgument(f"{name} must be a time, not a boolean")
     if isinstance(when, (int, float)):
         if not math.isfinite(when) or when < 0:
-            raise InvalidArgument(f"until must be a time, not {when!r}")
-        utc = _dt.datetime.fromtimestamp(when, _dt.timezone.utc)
-        return (utc + offset).replace(tzinfo=None)
+            raise InvalidArgument(f"{name} must be a time, not {when!r}")
+        return float(when)
     if not isinstance(when, str):
-        raise InvalidArgument(f"until is seconds since the epoch or an ISO time, not {when!r}")
+        raise InvalidArgument(f"{name} is seconds since the epoch or an ISO time, not {when!r}")
     try:
-        t = _dt.datetime.fromisoformat(when.strip().replace("Z", "+00:00"))
+        return _dt.datetime.fromisoformat(when.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidArgument(f"until {when!r} is not an ISO 8601 time",
+        raise InvalidArgument(f"{name} {when!r} is not an ISO 8601 time",
                               hint="e.g. '2025-01-15T10:30:00' (device time) or seconds "
                                    "since the epoch") from None
+
+
+def local_time(when: object, offset: _dt.timedelta) -> _dt.datetime:
+    """``when`` (``until``) as a naive datetime in the device's local time."""
+    t = read_time(when, "until")
+    if isinstance(t, float):
+        return (_dt.datetime.fromtimestamp(t, _dt.timezone.utc) + offset).replace(tzinfo=None)
     if t.tzinfo is not None:
         return (t.astimezone(_dt.timezone.utc) + offset).replace(tzinfo=None)
     return t
+
+
+def log_time(since: object) -> str:
+    """``since`` as logcat's ``-t`` argument: seconds since the epoch, or the device's
+    local time to the millisecond (an ISO time without a zone is taken as that)."""
+    t = read_time(since, "since")
+    if isinstance(t, float):
+        return f"{t:.3f}"
+    if t.tzinfo is not None:
+        return f"{t.timestamp():.3f}"
+    return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
 def cut_until(text: str, until: _dt.datetime) -> str:

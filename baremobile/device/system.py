@@ -22,8 +22,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 from typing import Any, NoReturn
 
 from baremobile.android.battery import STATUS as BATTERY_STATUS
@@ -36,6 +34,7 @@ from baremobile.android.display import (
     rotation_for,
 )
 from baremobile.android.logs import keep_pids
+from baremobile.android.logtime import log_time
 from baremobile.android.processes import parse_ps
 from baremobile.android.shell_words import (
     command_line,
@@ -47,7 +46,7 @@ from baremobile.device.core import Device
 from baremobile.device.touch import display_command
 from baremobile.errors import InvalidArgument, Unsupported
 
-__all__ = ["BATTERY_STATUS", "ORIENTATIONS", "STATUSBAR", "System", "log_time"]
+__all__ = ["BATTERY_STATUS", "ORIENTATIONS", "STATUSBAR", "System"]
 
 _PRIORITIES = "VDIWEF"
 
@@ -58,28 +57,6 @@ STATUSBAR = {
     "quick_settings": "expand-settings",
     "collapse": "collapse",
 }
-
-
-def log_time(since: object) -> str:
-    """``since`` (seconds since the epoch, or an ISO 8601 time — without a zone it is the
-    device's local time) as logcat's ``-t`` argument."""
-    if isinstance(since, bool):
-        raise InvalidArgument("since must be a time, not a boolean")
-    if isinstance(since, (int, float)):
-        if not math.isfinite(since) or since < 0:
-            raise InvalidArgument(f"since must be a time, not {since!r}")
-        return f"{since:.3f}"
-    if not isinstance(since, str):
-        raise InvalidArgument(f"since is seconds since the epoch or an ISO time, not {since!r}")
-    try:
-        t = _dt.datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidArgument(f"since {since!r} is not an ISO 8601 time",
-                              hint="e.g. '2025-01-15T10:30:00' (device time) or seconds "
-                                   "since the epoch") from None
-    if t.tzinfo is not None:
-        return f"{t.timestamp():.3f}"
-    return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
 class System:
