@@ -26,7 +26,10 @@ call by call, against the raw floor — one command over the same persistent con
 
   raw floor           DirectTransport.shell('input tap X Y'): one exec round trip, nothing else
   Page.tap_xy         the verb: the page's guard, cancel token, argument checks, quoting
-  Page.tap(ref)       the verb on a ref: target resolution as well
+  Page.tap(ref)       the verb on a ref as the snapshot shows it (``trust_refs``): target
+                      resolution as well — the verb's own cost
+  tap(ref), stale     the same ref after an action: the screen is read again first (one
+                      dump, issue 20's check that the ref still names its element)
   adb-shell (fast)    adb-shell's own AdbDevice.shell over our socket transport (a
                       different floor: the shell service, no shell v2)
 
@@ -115,6 +118,9 @@ def verb_overhead(phone: VirtualPhone, key: object, key_path: str,
     page = connect(phone.address, key_path=key_path)
     page.snapshot()
     ref = min(page.last_snapshot.refs)  # type: ignore[union-attr]
+    trusting = connect(phone.address, key_path=key_path)
+    trusting.trust_refs = True
+    trusting.snapshot()
     raw = page.transport
     wire = FastTcpTransport(phone.host, phone.port)
     fast = AdbDevice(wire)
@@ -123,7 +129,8 @@ def verb_overhead(phone: VirtualPhone, key: object, key_path: str,
     ways = {
         "raw floor": lambda: raw.shell("input tap 10 10").check(),
         "Page.tap_xy": lambda: page.tap_xy(10, 10),
-        "Page.tap(ref)": lambda: page.tap(ref),
+        "Page.tap(ref)": lambda: trusting.tap(ref),
+        "tap(ref), stale": lambda: page.tap(ref),
         "adb-shell (fast)": lambda: fast.shell("input tap 10 10"),
     }
     samples: dict[str, list[float]] = {name: [] for name in ways}
@@ -136,6 +143,7 @@ def verb_overhead(phone: VirtualPhone, key: object, key_path: str,
             samples[name].append(time.perf_counter() - t0)
     fast.close()
     page.close()
+    trusting.close()
     return list(samples.items())
 
 
