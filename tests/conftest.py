@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -323,3 +324,34 @@ def page_js(phone: VirtualPhone, expression: str) -> Any:
     web = phone.screens.web
     assert web.visible is not None, "no page on screen"
     return web.evaluate(web.visible, expression)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the ``baremobile`` command in this process: (exit status, stdout, stderr)."""
+    from baremobile.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse refusing the command line
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def virtual_command() -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``baremobile virtual`` in its own process, as a user runs it (a phone this process
+    did not build, reached only over TCP); yields (address, process)."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "virtual", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ))
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if "Ctrl-C" in line:
+                break
+        yield f"127.0.0.1:{port}", proc
+    finally:
+        proc.kill()
+        proc.wait(10)

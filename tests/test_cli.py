@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from tests.conftest import run_cli
+
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -48,15 +50,7 @@ def test_errors_are_one_line_with_code_and_hint():
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
-    """Run the command in this process: (exit status, stdout, stderr)."""
-    from baremobile.cli import main
-
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse refusing the command line
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run_cli(capsys, *args)
 
 
 def test_a_screenshot_into_a_missing_folder_is_an_error_line(capsys, tmp_path):
@@ -95,26 +89,6 @@ def test_page_snapshot_refuses_a_max_chars_below_one():
 
 
 # -- `baremobile virtual` and `baremobile devices` meet ---------------------------------------
-
-
-@pytest.fixture
-def virtual_command():
-    """``baremobile virtual`` in its own process, as a user runs it; yields (address, proc)."""
-    from tests.conftest import free_port
-
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "virtual", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ))
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "Ctrl-C" in line:
-                break
-        yield f"127.0.0.1:{port}", proc
-    finally:
-        proc.kill()
-        proc.wait(10)
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])

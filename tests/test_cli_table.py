@@ -7,19 +7,15 @@ import json
 
 import pytest
 
-from baremobile.cli import build_parser, command_names, main, table_gen
+from baremobile.cli import build_parser, command_names, table_gen
 from baremobile.cli.commands import SELECTOR_FIELDS, by_command, tools
 from baremobile.cli.session import DAEMON_COMMANDS, tool_request
 from baremobile.tools.spec import TOOLS
+from tests.conftest import run_cli
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse refusing the command line
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run_cli(capsys, *args)
 
 
 def test_the_checked_in_copy_is_the_table():

@@ -39,22 +39,10 @@ QUIET = ("-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:hypoth
 
 
 @pytest.fixture
-def real_phone():
+def real_phone(virtual_command):
     """``baremobile virtual`` as a user runs it (a fresh one per test: the flows start from a
     new phone): a phone this process did not build."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "virtual", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ))
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "Ctrl-C" in line:
-                break
-        yield f"127.0.0.1:{port}"
-    finally:
-        proc.kill()
-        proc.wait(10)
+    return virtual_command[0]
 
 
 def _run(flow, page):

@@ -201,10 +201,7 @@ class Files:
         ``{"path", "start", "lines": [...], "has_more", "next_line"?}``."""
         start = number("start_line", start, minimum=1, maximum=1 << 40)
         count = number("count", count, minimum=1, maximum=10_000)
-        if not isinstance(path, str) or not path.startswith("/"):
-            raise InvalidArgument(f"{path!r} is not an absolute device path",
-                                  hint="device paths start with '/', e.g. /sdcard/notes.txt")
-        q = quote(path)
+        q = quote(_absolute(path))
         r = self.device.transport.shell(
             f"if [ ! -f {q} ]; then ls -d {q} >&2 || true; echo 'not a regular file' >&2; "
             f"exit 1; fi; head -n {start + count} {q} | tail -n +{start}", timeout=60)

@@ -484,7 +484,7 @@ class PageBase:
                 "(the keyboard or a dialog): a tap there would land on that window; nothing "
                 "was sent"
             ))
-        if node is not None and not node.covered:
+        if node is not None:
             dialog = dialog_over(self._screen(), node)
             if dialog:
                 raise refused(RefCovered(

@@ -32,7 +32,13 @@ from baremobile.snapshot.refs import RefMap, label_bare_refs
 from baremobile.snapshot.render import render_report
 from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.tree import Node
-from baremobile.snapshot.windows import is_input_method, screen_text, window_headers
+from baremobile.snapshot.windows import (
+    DIALOG_MIN_WIDTH,
+    inside,
+    is_input_method,
+    screen_text,
+    window_headers,
+)
 
 __all__ = ["build_snapshot", "is_input_method", "is_secondary"]
 
@@ -105,15 +111,7 @@ def _above(
     if ra != rb:
         return ra > rb
     # same band, order unknown: a window lying wholly inside another (dialog, popup, PiP)
-    return (
-        ar is not None
-        and br is not None
-        and ar != br
-        and ar[0] >= br[0]
-        and ar[1] >= br[1]
-        and ar[2] <= br[2]
-        and ar[3] <= br[3]
-    )
+    return ar is not None and br is not None and inside(ar, br)
 
 
 def _dialog_of(ar: Rect | None, br: Rect | None, ra: int, rb: int) -> bool:
@@ -126,12 +124,8 @@ def _dialog_of(ar: Rect | None, br: Rect | None, ra: int, rb: int) -> bool:
         and rb == 0
         and ar is not None
         and br is not None
-        and ar != br
-        and ar[0] >= br[0]
-        and ar[1] >= br[1]
-        and ar[2] <= br[2]
-        and ar[3] <= br[3]
-        and (ar[2] - ar[0]) * 4 >= br[2] - br[0]
+        and inside(ar, br)
+        and ar[2] - ar[0] >= DIALOG_MIN_WIDTH * (br[2] - br[0])
     )
 
 

@@ -44,6 +44,8 @@ from baremobile.snapshot.tree import Node, Window
 
 __all__ = [
     "CONDENSABLE",
+    "DIALOG_MIN_WIDTH",
+    "inside",
     "is_input_method",
     "orientation",
     "screen_text",
@@ -161,7 +163,8 @@ def _system_kind(win: WindowInfo, size: tuple[int, int]) -> str:
     return "window"
 
 
-def _inside(a: Rect, b: Rect) -> bool:
+def inside(a: Rect, b: Rect) -> bool:
+    """Whether rect ``a`` lies wholly inside another rect ``b``."""
     return a != b and a[0] >= b[0] and a[1] >= b[1] and a[2] <= b[2] and a[3] <= b[3]
 
 
@@ -216,7 +219,7 @@ def window_kind(
     for theirs_area, theirs, ident in among if among is not None else containers(windows, size):
         if theirs_area <= area:
             break  # largest first: no bigger window is left
-        if ident != id(win) and _inside(mine, theirs):
+        if ident != id(win) and inside(mine, theirs):
             wide = size[0] <= 0 or mine[2] - mine[0] >= DIALOG_MIN_WIDTH * size[0]
             return "dialog" if wide else "window"
     return "app"
