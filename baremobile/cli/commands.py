@@ -34,8 +34,8 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["SELECTOR_FIELDS", "add_tool_command", "by_command", "by_name", "suggest",
-           "tool_request", "tools"]
+__all__ = ["SELECTOR_FIELDS", "add_tool_command", "by_command", "by_name", "device_flag",
+           "suggest", "tool_request", "tools"]
 
 TABLE = Path(__file__).with_name("commands.json")
 #: the selector's fields as flags (--text, --class-name …; clawperator's camelCase aliases
@@ -192,10 +192,7 @@ def add_tool_command(sub: Any, common: argparse.ArgumentParser, tool: dict[str, 
     positional = {_slot_name(s) for s in tool["args"] if "." not in s}
     fields = params.get("selector", {}).get("fields", {})
     if "device" in params or tool["device"]:
-        p.add_argument("-d", "--device", default=argparse.SUPPRESS, metavar="DEVICE",
-                       help=(params.get("device") or {}).get("help")
-                       or "the device (serial, host:port, virtual, virtual:new …); "
-                          "default: the session's")
+        device_flag(p, (params.get("device") or {}).get("help"))
     for name, info in params.items():
         if name in ("device", "selector") or name in fields:
             continue
@@ -259,6 +256,13 @@ def _assign(parser: argparse.ArgumentParser, slots: list[str], words: list[str]
         extra = " ".join(words[i:])
         parser.error(f"unrecognized arguments: {extra} (quote text that has spaces)")
     return out
+
+
+def device_flag(p: argparse.ArgumentParser, help: str | None = None) -> None:  # noqa: A002
+    """``-d/--device`` on a command (``help``: the tool's own words for it)."""
+    p.add_argument("-d", "--device", default=argparse.SUPPRESS, metavar="DEVICE",
+                   help=help or "the device (serial, host:port, virtual, virtual:new …); "
+                                "default: the session's")
 
 
 def _host_file(path: str) -> tuple[str, str]:

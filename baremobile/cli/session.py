@@ -89,21 +89,15 @@ def add_common(p: argparse.ArgumentParser, *, top: bool) -> None:
                             "virtual:new, adb:SERIAL@HOST:PORT …; docs/transport.md)")
 
 
-def _device_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-d", "--device", default=argparse.SUPPRESS, metavar="DEVICE",
-                   help="the device (serial, host:port, virtual, virtual:new …); default: "
-                        "the session's")
-
-
 def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add the session commands: the daemon's own, then one per tool of the table."""
-    from baremobile.cli.commands import add_tool_command, tools
+    from baremobile.cli.commands import add_tool_command, device_flag, tools
 
     def verb(name: str, device: bool = True, words: str = "") -> argparse.ArgumentParser:
         s = sub.add_parser(name, help=DAEMON_COMMANDS[name], description=DAEMON_COMMANDS[name],
                            parents=[common], usage=f"baremobile {name} [options]{words}")
         if device:
-            _device_flag(s)
+            device_flag(s)
         s.set_defaults(func=run, verb=name)
         return s
 

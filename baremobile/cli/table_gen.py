@@ -38,9 +38,8 @@ def _param(schema: dict[str, Any], required: bool) -> dict[str, Any]:
                      for b in ("minimum", "exclusiveMinimum", "maximum") if b in alt},
                   **schema}
     else:
-        kinds = schema.get("type", "string")
-    out: dict[str, Any] = {"type": [kinds] if isinstance(kinds, str) else list(kinds),
-                           "help": schema.get("description", "")}
+        kinds = _types(schema)
+    out: dict[str, Any] = {"type": kinds, "help": schema.get("description", "")}
     if required:
         out["required"] = True
     if "enum" in schema:

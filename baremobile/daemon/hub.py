@@ -110,14 +110,6 @@ def _discover() -> list[dict[str, str]]:
              "model": d.model} for d in devices()]
 
 
-def _connect(spec: str | None, **options: Any) -> Any:
-    """Connect ``spec`` (``adb:SERIAL@HOST:PORT`` goes through that host's adb server, as
-    for ``connect()``)."""
-    from baremobile.page import connect
-
-    return connect(spec, **options)
-
-
 class Hub:
     """Everything the daemon holds; thread-safe."""
 
@@ -143,7 +135,7 @@ class Hub:
         self.defaults = Options()
         #: whether the ``eval`` tool may run JavaScript in pages (``--allow-eval``)
         self.allow_eval = bool(allow_eval)
-        self.pages = Session(connect=connect or _connect, allow_scenarios=True,
+        self.pages = Session(connect=connect, allow_scenarios=True,
                              allow_eval=self.allow_eval)
         self.pool = Pool(configured=[device_key(d) for d in devices if d.strip()],
                          discover=(discover_fn or _discover) if discover else None,
@@ -234,9 +226,8 @@ class Hub:
     def attach(self, state: SessionState, key: str, *, connect: bool = True) -> Any:
         """Claim device ``key`` for ``state``'s session and return its Page (connected on
         first use). A claim that fails to connect is given back; the device goes to error.
-        ``virtual:new`` is the session's own virtual phone (:meth:`own_phone`)."""
-        if key == NEW_VIRTUAL:
-            key = self.own_phone(state)
+        ``key`` is a pool key: ``virtual:new`` was turned into the session's own phone
+        (:meth:`own_phone`) where the spec was read."""
         _, fresh = self.pool.claim(state.name, key)
         if state.options.device is None:
             state.options.device = key  # the first device a session touches is its own
@@ -345,14 +336,20 @@ class Hub:
             out["device"] = freed[0]
         return out
 
+    def spec_of(self, device: str) -> str:
+        """How the pages name ``device`` (a serial, or any spec): the spec its page was
+        connected by when one with that serial is open, else its pool key."""
+        by_serial = {p.serial: spec for spec, p in self.pages.pages().items()}
+        return by_serial.get(device) or device_key(device)
+
     def session_info(self, name: str) -> dict[str, Any]:
         state = self.session(name)
         devices = self.pool.of_session(name)
-        page = self.pages.pages().get(state.options.device or "")
+        pages = self.pages.pages()
+        page = pages.get(state.options.device or "")
         snap = getattr(page, "last_snapshot", None)
         expires = (None if self.session_ttl is None
                    else state.last_used_ms + int(self.session_ttl * 1000))
-        pages = self.pages.pages()
         return {
             "sessionId": name, "assignedDevice": state.options.device, "devices": devices,
             "serial": getattr(page, "serial", None), "platform": "android",
@@ -441,14 +438,10 @@ class Hub:
     def _call(self, state: SessionState, name: Any, arguments: Any,
               policy: Policy) -> dict[str, Any]:
         view, pages = session_for_request(self, state, policy)
-        with request(state, self.clock):
-            def run() -> dict[str, Any]:
-                return call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
-                            observe=policy.observe, settle=policy.settle,
-                            max_chars=policy.max_chars, files_dir=policy.files_dir)
-
-            result = run()  # under the request's cancel token (baremobile.calls.Call)
-        state.touch(self.clock)
+        with request(state, self.clock):  # under the request's cancel token (calls.Call)
+            result = call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
+                          observe=policy.observe, settle=policy.settle,
+                          max_chars=policy.max_chars, files_dir=policy.files_dir)
         if pages.used is not None:
             if result.get("ok"):
                 self.pool.mark_ok(pages.used, result.get("device"))

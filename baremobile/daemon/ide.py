@@ -25,7 +25,6 @@ import time
 from typing import Any
 
 from baremobile.daemon.errors import NoOnDeviceService
-from baremobile.daemon.sessions import device_key
 from baremobile.errors import InvalidArgument
 from baremobile.tools.session import Options
 
@@ -153,9 +152,7 @@ def _on_page(server: Any, device: str, run: Any) -> Any:
     """Run ``run(page)`` on ``device``'s page, under its lock (``BUSY`` after the default
     busy wait when a call is acting on it)."""
     pages = server.hub.pages
-    key = device_key(device)
-    by_serial = {p.serial: spec for spec, p in pages.pages().items()}
-    page = pages.page(by_serial.get(device, key))
+    page = pages.page(server.hub.spec_of(device))
     with pages.acting(page, server.hub.defaults.busy_wait):
         return run(page)
 

@@ -24,7 +24,6 @@ import urllib.parse
 from typing import Any
 
 from baremobile.daemon.errors import ResourceNotFound, ToolFailed
-from baremobile.daemon.sessions import device_key
 from baremobile.tools.dispatch import call
 
 __all__ = ["KINDS", "list_resources", "list_templates", "read_resource"]
@@ -48,8 +47,9 @@ def _uri(serial: str, kind: str) -> str:
 
 def _known(hub: Any) -> list[str]:
     """The devices to list: connected pages (by serial), then pool devices not in error."""
-    names = {p.serial for p in hub.pages.pages().values()}
-    connected = set(hub.pages.pages())
+    pages = hub.pages.pages()
+    names = {p.serial for p in pages.values()}
+    connected = set(pages)
     for d in hub.pool.snapshot():
         if d.get("state") != "error" and d["device"] not in connected:
             names.add(d["device"])
@@ -94,9 +94,7 @@ def read_resource(hub: Any, uri: Any) -> dict[str, Any]:
                                f"{'|'.join(KINDS)}")
     serial, kind = urllib.parse.unquote(m.group(1)), m.group(2)
     tool, mime, _, _ = KINDS[kind]
-    by_serial = {p.serial: spec for spec, p in hub.pages.pages().items()}
-    spec = by_serial.get(serial) or device_key(serial)
-    args = {"device": spec, **({"format": "png"} if kind == "screenshot" else {})}
+    args = {"device": hub.spec_of(serial), **({"format": "png"} if kind == "screenshot" else {})}
     result = call(hub.pages, tool, args, groups=("all",))
     if not result.get("ok"):
         raise ToolFailed(result.get("error", {}), tool)

@@ -206,14 +206,10 @@ class Connection:
         self.close()
 
     def close(self) -> None:
-        # shut down first: it wakes a writer blocked on a client that does not read
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+        # the writer sends outside the lock, so taking it never waits behind a client that
+        # does not read; the shutdown wakes that send
         with self._cond:
-            self.closed = True
-            self._out.clear()
-            self._queued = 0
-            self._cond.notify_all()
+            self._drop_locked()
         with contextlib.suppress(OSError):
             self.sock.close()
 

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 from baremobile.calls import Worker
 from baremobile.errors import InvalidArgument
-from baremobile.safetext import clean, loads
-from baremobile.tools.dispatch import call, error_data, session_for, to_text, tool_verbs
+from baremobile.safetext import loads
+from baremobile.tools.dispatch import call, failure, session_for, shown_name, to_text
 from baremobile.tools.schemas import check_prefix, schemas
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
@@ -123,8 +123,7 @@ class Bridge:
         try:
             decoded = decode_arguments(arguments)
         except InvalidArgument as exc:
-            shown = clean(name) if isinstance(name, str) else repr(name)
-            return {"ok": False, "tool": shown, "error": error_data(exc, tool_verbs(self.prefix))}
+            return failure(shown_name(name), exc, self.prefix)
         # call() answers only what every writer can encode (tools.answerable); a framework
         # hands the text to a model's API, which would fail the whole run otherwise
         return call(self.target, name, decoded, groups=self.groups, prefix=self.prefix,

@@ -40,7 +40,8 @@ from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
 from baremobile.trace.record import tool_call
 
-__all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "answerable", "call", "error_data", "session_for",
+__all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "answerable", "call", "error_data", "failure",
+           "session_for", "shown_name",
            "to_anthropic", "to_text", "tool_verbs", "SECRET_ARGUMENTS", "redacted"]
 
 log = logging.getLogger("baremobile.tools")
@@ -183,7 +184,14 @@ def answerable(result: dict[str, Any], tool: Any = None) -> dict[str, Any]:
         "category": "INTERNAL_ERROR"}}
 
 
-def _failure(name: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
+def shown_name(name: object) -> str:
+    """A tool's name as a result shows it (text made safe; anything else as its repr)."""
+    return clean(name) if isinstance(name, str) else repr(name)
+
+
+def failure(name: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
+    """The result of a call of ``name`` that failed with ``exc``: ``{"ok": false, "tool",
+    "error"}`` (the hint in the tools' words), plus what a batch did before it stopped."""
     out = {"ok": False, "tool": name, "error": error_data(exc, tool_verbs(prefix))}
     data = getattr(exc, "data", None)  # what a batch did before it stopped
     if isinstance(data, dict):
@@ -333,7 +341,7 @@ def call(
     Never raises for a tool's failure: errors come back as
     ``{"ok": false, "error": {code, message, hint, category}}``.
     """
-    shown = clean(name) if isinstance(name, str) else repr(name)
+    shown = shown_name(name)
     session: Session | None = None
     ctx: _Ctx | None = None
     try:
@@ -379,10 +387,10 @@ def call(
         if isinstance(exc, PageClosed) and session is not None and ctx is not None \
                 and ctx._page is not None:
             session.forget(ctx._page)  # the next call connects afresh
-        return answerable(_failure(shown, exc, prefix), shown)
+        return answerable(failure(shown, exc, prefix), shown)
     except Exception as exc:  # a bug or an unexpected answer: data, and the log has the rest
         log.exception("%s raised an unexpected error", shown)
-        return answerable(_failure(shown, exc, prefix), shown)
+        return answerable(failure(shown, exc, prefix), shown)
 
 
 # ---------------------------------------------------------------------------------------

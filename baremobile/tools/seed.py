@@ -18,7 +18,7 @@ from baremobile.tools.targets import node_data, target, what
 
 __all__ = [
     "DEFAULT_FORMAT", "DEFAULT_MAX_SIDE", "DEFAULT_QUALITY", "IMAGE_PARAMS",
-    "annotated_screenshot", "find", "image_result", "insert_text", "read_lines",
+    "annotated_screenshot", "find", "image_result", "insert_text", "read_lines", "ref_parents",
     "replace_in_file", "replace_text", "screenshot", "storage_locations", "wait",
     "wait_for_text", "wait_stable",
 ]
@@ -135,12 +135,8 @@ def wait_stable(ctx: Any, a: dict[str, Any], snapshot_result: Any) -> dict[str, 
             **snapshot_result(ctx, idle.snapshot, limit)}
 
 
-def _field(a: dict[str, Any]) -> Any:
-    return target(a)
-
-
 def insert_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    t = _field(a)
+    t = target(a)
     offset = a.get("offset")
     text = ctx.page.edit_text(t, a["text"], offset=offset)
     where = "at the end" if offset is None else f"at offset {offset}"
@@ -149,7 +145,7 @@ def insert_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def replace_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    t = _field(a)
+    t = target(a)
     if "search" not in a and ("start" not in a or "end" not in a):
         raise InvalidArgument("say what to replace: search (a text in the field), or start "
                               "and end (a range of characters)",
@@ -160,12 +156,25 @@ def replace_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     return {"done": f"replaced {part} of {what(t)}", "field_text": text}
 
 
-def find(ctx: Any, a: dict[str, Any], parents_of: Any) -> dict[str, Any]:
+def find(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
     snap = ctx.page.snapshot()  # a fresh one: refs in the answer are current
     found = ctx.page.find(a["selector"])
-    parents = parents_of(snap)
+    parents = ref_parents(snap)
     return {"matches": [node_details(n, parents.get(id(n))) for n in found[:50]],
             "count": len(found)}
+
+
+def ref_parents(snap: Any) -> dict[int, int]:
+    """id(node) → the ref of its nearest ancestor with a ref (for labels inside a row)."""
+    out: dict[int, int] = {}
+    stack = [(top, None) for top in reversed(snap.tree.children)]
+    while stack:
+        node, inside = stack.pop()
+        if inside is not None:
+            out[id(node)] = inside
+        mine = node.ref if node.ref is not None else inside
+        stack.extend((kid, mine) for kid in reversed(node.children))
+    return out
 
 
 #: the dump's flags ``find`` reports, as the reference servers name them

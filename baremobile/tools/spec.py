@@ -29,7 +29,6 @@ from typing import Any
 from baremobile.errors import InvalidArgument
 from baremobile.page.selector import ALIASES, CRITERIA
 from baremobile.tools import batch, extras, hostfiles, seed, verbs
-from baremobile.tools.targets import node_data
 from baremobile.tools.targets import target as _target
 from baremobile.tools.targets import what as _what
 from baremobile.transport.base import check_text
@@ -305,27 +304,6 @@ def image_result(png: bytes, width: int, height: int, what: str) -> dict[str, An
     return {"done": f"{what} ({width}x{height} PNG)",
             "image": {"mime_type": "image/png", "width": width, "height": height,
                       "data": base64.b64encode(png).decode("ascii")}}
-
-
-def _ref_parents(snap: Any) -> dict[int, int]:
-    """id(node) → the ref of its nearest ancestor with a ref (for labels inside a row)."""
-    out: dict[int, int] = {}
-    stack = [(top, None) for top in reversed(snap.tree.children)]
-    while stack:
-        node, inside = stack.pop()
-        if inside is not None:
-            out[id(node)] = inside
-        mine = node.ref if node.ref is not None else inside
-        stack.extend((kid, mine) for kid in reversed(node.children))
-    return out
-
-
-def _node(n: Any, parents: dict[int, int]) -> dict[str, Any]:
-    return node_data(n, parents.get(id(n)))
-
-
-def _find(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
-    return seed.find(ctx, a, _ref_parents)
 
 
 def _wait_for_text(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
@@ -643,7 +621,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "(class_name, e.g. EditText; takes a fresh snapshot). Use it to get the ref of a known "
         "element without reading the whole snapshot.",
         {"selector": SELECTOR},
-        _find, required=("selector",), read_only=True,
+        seed.find, required=("selector",), read_only=True,
         returns="'matches': [{ref, role, text, desc, states, bounds, resource_id, class_name, "
                 "clickable, focusable, scrollable, checked, enabled, …}], actionable ones first "
                 "(a plain label has ref null and 'inside_ref': the ref of the row or button "
@@ -1044,6 +1022,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _annotated_screenshot, group="vision", read_only=True,
         returns="the image with numbered boxes (as screenshot's) and the snapshot they match.",
         floor_ms=10_000,
+        image=True,
     ),
     # -- editing a field in place -------------------------------------------------------
     ToolSpec(
@@ -1072,7 +1051,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         seed.replace_text, group="edit", acts=True,
         returns=_ACT + " Also 'field_text': the field's text afterwards.",
         floor_ms=10_000,
-        image=True,
     ),
     # -- gestures ----------------------------------------------------------------------
     ToolSpec(

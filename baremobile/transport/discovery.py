@@ -286,15 +286,14 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
     ``profile`` (:mod:`baremobile.virtual.profiles`: ``"android6"``, ``"tablet"``,
     ``"protocol-a"``).
     """
-    parse_spec(device)  # a non-string is refused before the options are looked at
-    unknown = set(options) - _OPTIONS
+    spec = parse_spec(device)  # the one parser of device specs (specs.py); a non-string is
+    unknown = set(options) - _OPTIONS  # refused before the options are looked at
     if unknown:
         raise InvalidArgument(
             f"unknown connect option(s): {', '.join(sorted(unknown))}",
             hint=f"the options are: {', '.join(sorted(_OPTIONS))}",
         )
     check_text("the device spec", (device or "").strip())
-    spec = parse_spec(device)  # the one parser of device specs (specs.py)
     if spec.kind == "auto":
         env = os.environ.get("ANDROID_SERIAL", "").strip()
         spec = parse_spec(env) if env else spec
