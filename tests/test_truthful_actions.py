@@ -293,3 +293,22 @@ def test_fresh_refs_cost_what_they_did_and_stale_ones_one_dump_more(page, phone,
         act(target)
     news = phone.events.list(since=since)
     assert [e.kind for e in news if e.kind == "dump"] == ["dump"]
+
+
+def test_an_error_after_a_tap_was_sent_leaves_the_snapshot_stale(page, phone):
+    """``edit_text`` on an element that is no field taps it, then finds no field with focus
+    and raises ``InvalidArgument``: the tap went out and changed the screen, so the last
+    snapshot is stale — a later verb on its refs reads the screen again."""
+    from baremobile.errors import InvalidArgument
+
+    snap = page.snapshot()  # the home screen
+    files = ref_of(snap, text="Files")
+    before = page.actions
+    since = phone.events.last_seq
+    with pytest.raises(InvalidArgument, match="no text field has focus"):
+        page.edit_text(files, "x")
+    assert touches(phone.events.list(since=since))  # the tap was sent
+    assert phone.screens.current()[0] == "com.android.documentsui"  # and opened Files
+    assert page.actions == before + 1  # counted: the snapshot no longer shows the screen
+    with pytest.raises(RefNotFound):  # Files' home-screen icon is read again: it is gone
+        page.tap(files)

@@ -52,6 +52,10 @@ class Device:
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
+        #: how many commands that may change the screen were sent (taps, swipes, keys,
+        #: typing, starting and stopping apps): a verb that fails after one was sent
+        #: still changed the screen (the Page's guard reads it)
+        self.sent = 0
         self._props: dict[str, str] | None = None
 
     @property
@@ -70,6 +74,7 @@ class Device:
         """Run commands in order, ``&&``-chained into as few round trips as fit in one
         message to this device (its negotiated max payload; all planned before sending)."""
         for line in batches(commands, min(MAX_COMMAND, self.transport.max_command)):
+            self.sent += 1
             self.transport.shell(line, timeout=timeout).check()
 
     # -- properties -------------------------------------------------------------------
@@ -218,19 +223,23 @@ class Device:
         return [*self._input(display), "tap", str(x), str(y)]
 
     def tap(self, x: int, y: int, *, display: int = 0) -> None:
+        self.sent += 1
         self.run(self.tap_argv(x, y, display=display))
 
     def swipe(
         self, x1: int, y1: int, x2: int, y2: int, duration_ms: int, *, display: int = 0
     ) -> None:
         coords = [str(v) for v in (x1, y1, x2, y2, duration_ms)]
+        self.sent += 1
         self.run([*self._input(display), "swipe", *coords])
 
     def keyevent(self, *codes: int, longpress: bool = False) -> None:
         argv = ["input", "keyevent"] + (["--longpress"] if longpress else [])
+        self.sent += 1
         self.run(argv + [str(c) for c in codes])
 
     def keycombination(self, *codes: int) -> None:
+        self.sent += 1
         self.run(["input", "keycombination", *(str(c) for c in codes)])
 
     # -- apps -------------------------------------------------------------------------
@@ -293,9 +302,11 @@ class Device:
         return said
 
     def force_stop(self, package: str) -> None:
+        self.sent += 1
         self.run(["am", "force-stop", validate_package(package)])
 
     def clear_data(self, package: str) -> None:
+        self.sent += 1
         self.run(["pm", "clear", validate_package(package)])
 
 

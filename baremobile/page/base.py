@@ -159,12 +159,13 @@ class PageBase:
         with self._lock:
             if self._closed:
                 raise PageClosed(f"the page for {self.serial} is closed")
+            sent = self.device.sent  # acting commands sent so far (Device.sent)
             if self._token is not None:
                 counted = acts
                 try:
                     yield _NESTED
                 except BaseException as exc:
-                    counted = acts and not sent_nothing(exc)
+                    counted = acts and (self.device.sent != sent or not sent_nothing(exc))
                     raise
                 finally:
                     if counted:
@@ -183,7 +184,8 @@ class PageBase:
                     yield _Frame(True, step)
                     token.settle(f"the call on {self.serial}")
                 except BaseException as exc:
-                    counted = acts and not sent_nothing(exc)
+                    # refused or rejected before anything was sent: the screen is as it was
+                    counted = acts and (self.device.sent != sent or not sent_nothing(exc))
                     if token.cancelled:
                         self._last = before
                         if not isinstance(exc, Cancelled):

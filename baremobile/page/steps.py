@@ -57,9 +57,11 @@ def refused(exc: E) -> E:
 
 
 def sent_nothing(exc: BaseException) -> bool:
-    """Whether a verb that raised ``exc`` sent nothing that could change the screen: its
-    arguments were rejected (:class:`~baremobile.errors.InvalidArgument`, by definition
-    before anything is sent) or it was :func:`refused`."""
+    """Whether ``exc`` says its verb refused before acting: its arguments were rejected
+    (:class:`~baremobile.errors.InvalidArgument`) or it was :func:`refused`. The guard
+    believes it only when no acting command went out during the verb
+    (:attr:`~baremobile.device.core.Device.sent`): an error after a tap or a swipe still
+    leaves a changed screen."""
     return isinstance(exc, InvalidArgument) or bool(getattr(exc, "nothing_sent", False))
 
 

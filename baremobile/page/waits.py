@@ -197,21 +197,14 @@ class WaitVerbs(ActionVerbs):
             )
         snap = self.snapshot()
         area = self._scroll_area(target)  # resolved once: the element may scroll away
-        scrolled = False
         for _ in range(limit + 1):
             found = sel.matches(snap)
             if len(found) > sel.index:
                 if click_after:
-                    try:
-                        self.tap(sel)  # the snapshot just taken resolves it
-                    except BaseException as exc:
-                        if scrolled:  # the swipes were sent: the screen changed anyway
-                            exc.nothing_sent = False  # type: ignore[attr-defined]
-                        raise
+                    self.tap(sel)  # the snapshot just taken resolves it
                 return found[sel.index]
             before = snap.text
             self._swipe_within(area, direction, 0.6, 400)
-            scrolled = True
             snap = self.snapshot()
             if snap.text == before:  # reached the end
                 break
