@@ -67,10 +67,10 @@ class ReadVerbs(PageBase):
         the last snapshot."""
         snap = self._last if self._last is not None else self.snapshot()
         if isinstance(within, int) and not isinstance(within, bool):
-            box = next((n for n in snap.nodes() if n.ref == within), None)
-            if box is None:
+            if within not in snap.refs:
                 raise RefNotFound(f"ref {within} is not in the last snapshot",
                                   hint="take a new snapshot and use a ref from it")
+            box = snap.refs.node(within)
         else:
             sel = Selector.of(within)
             found = sel.matches(snap)
@@ -79,13 +79,7 @@ class ReadVerbs(PageBase):
                                   hint="take a snapshot and check the container's text, "
                                        "desc, id or role")
             box = found[sel.index]
-        out: set[int] = set()
-        stack = list(box.children)
-        while stack:
-            node = stack.pop()
-            out.add(id(node))
-            stack.extend(node.children)
-        return out
+        return {id(node) for node in box.walk() if node is not box}
 
     @verb()
     def ui_xml(self, *, timeout: float = 30.0) -> str:

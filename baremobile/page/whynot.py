@@ -47,7 +47,6 @@ def why_not(ref: int, now: Snapshot, recent: Iterable[Snapshot], tracker: RefTra
     what = describe(old, before.refs.node(ref))
     boxes = _containers(before)
     box = boxes.get(ref)
-    shift = (0.0, 0.0)
     if box is not None and box in now.refs:
         # the element's list is still on screen: did the list move?
         moves = [(now.refs[r].center[0] - before.refs[r].center[0],
@@ -65,7 +64,7 @@ def why_not(ref: int, now: Snapshot, recent: Iterable[Snapshot], tracker: RefTra
     for r, n in now.refs.items():
         if r in before.refs or n.package != old.package or n.display != old.display:
             continue
-        if n.role == old.role and _overlap(old.bounds, n.bounds, shift) >= 0.5:
+        if n.role == old.role and _overlap(old.bounds, n.bounds) >= 0.5:
             return RefChanged(
                 f"ref {ref} ({what}) changed since the snapshot it came from: where it "
                 f"was, the screen now shows {describe(n, now.refs.node(r))} [ref={r}] — "
@@ -139,13 +138,15 @@ def dialog_over(snap: Snapshot | None, node: RefNode) -> str:
     — or ``""``."""
     if snap is None or node.ref not in snap.refs:
         return ""
-    target = snap.refs.node(node.ref)
     wins = [w for w in snap.tree.children if isinstance(w, Window) and w.display == node.display]
+    dialog = next((w for w in wins if w.kind == "dialog"), None)
+    if dialog is None:  # most screens: no walk of the windows
+        return ""
+    target = snap.refs.node(node.ref)
     mine = next((w for w in wins if any(n is target for n in w.walk())), None)
     if mine is None or mine.kind != "app":
         return ""
-    dialog = next((w for w in wins if w.kind == "dialog"), None)
-    return f"dialog {dialog.package_name}".strip() if dialog is not None else ""
+    return f"dialog {dialog.package_name}".strip()
 
 
 def describe(node: RefNode, line: Node | None = None) -> str:
@@ -162,11 +163,10 @@ def describe(node: RefNode, line: Node | None = None) -> str:
     return f'{node.role} "{label}"' if label else node.role
 
 
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int],
-             shift: tuple[float, float] = (0.0, 0.0)) -> float:
-    """How much of the smaller of two rectangles they share (0–1), ``a`` moved by ``shift``."""
-    w = min(a[2] + shift[0], b[2]) - max(a[0] + shift[0], b[0])
-    h = min(a[3] + shift[1], b[3]) - max(a[1] + shift[1], b[1])
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """How much of the smaller of two rectangles they share (0–1)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
     if w <= 0 or h <= 0:
         return 0.0
     smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
