@@ -25,17 +25,19 @@ from typing import Any
 from baremobile.snapshot import from_xml
 from baremobile.trace.format import Trace, call_text
 
-__all__ = ["navigation_graph", "screen_text"]
+__all__ = ["navigation_graph"]
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def screen_text(xml: bytes) -> str:
-    """The snapshot text of a dump (its whole screen; empty when unreadable)."""
+def _read(xml: bytes) -> tuple[str, str]:
+    """(the snapshot text of a dump — its whole screen —, its app's package); both empty
+    when the dump is unreadable."""
     try:
-        return from_xml(xml).full_text
+        snap = from_xml(xml)
     except Exception:
-        return ""
+        return "", ""
+    return snap.full_text, snap.package
 
 
 def _key_and_title(text: str) -> tuple[str, str]:
@@ -71,13 +73,9 @@ def navigation_graph(trace: Trace) -> dict[str, Any]:
             xml = trace.dump(dump)
             if xml is None:
                 return None
-            text = screen_text(xml)
+            text, package = _read(xml)
             key, title = _key_and_title(text)
             if key not in nodes:
-                try:
-                    package = from_xml(xml).package
-                except Exception:
-                    package = ""
                 nodes[key] = {"id": f"n{len(nodes) + 1}", "package": package, "title": title,
                               "visits": 0, "dump": dump, "steps": []}
             by_dump[dump] = key

@@ -162,8 +162,7 @@ def render_html(trace: Trace) -> str:
     m = trace.meta
     t0 = m.get("started") or (trace.steps[0]["started"] if trace.steps else 0)
     nav, sections = [], []
-    shown_text = ""  # the last whole screen the caller was shown
-    screen_text = ""  # the previous screen, for diffs
+    shown_text = ""  # the last whole screen the caller was shown (and the diffs' base)
     for s in trace.steps:
         err = s.get("error")
         cls = ' class="err"' if err else ""
@@ -186,10 +185,10 @@ def render_html(trace: Trace) -> str:
             full = result.get("full_text") or result.get("text") or ""
             cols.append(f'<div class="col"><h3>snapshot shown</h3><pre>'
                         f'{_e(result.get("text") or "")}</pre></div>')
-            if screen_text:
+            if shown_text:
                 cols.append(f'<div class="col"><h3>diff from the previous screen</h3><pre>'
-                            f'{_e(diff(screen_text, full))}</pre></div>')
-            shown_text = screen_text = full
+                            f'{_e(diff(shown_text, full))}</pre></div>')
+            shown_text = full
         else:
             if result is not None:
                 body.append(f'<p>result: <code>{_e(json.dumps(result, ensure_ascii=False))}'
