@@ -212,6 +212,23 @@ def test_text_marked_sensitive_is_blanked_everywhere(tmp_path):
     assert last["screenshot"] == {"skipped": "the screen shows text typed as sensitive"}
 
 
+def test_sensitive_text_with_markup_is_blanked_as_the_device_escapes_it(tmp_path):
+    """The dump holds the text as the device's XML serializer wrote it (``&quot;``,
+    ``&lt;``, ``&amp;``, an apostrophe left as it is): that form is blanked too."""
+    from baremobile.virtual.uixml import escape_attr
+
+    secret = 'it\'s "my" <note> & more'
+    with connect("virtual") as page, page.tracing.start(tmp_path / "t.zip"):
+        page.launch(NOTES)
+        snap = page.snapshot()
+        with page.tracing.sensitive():
+            page.type(ref_of(snap, role="TextInput"), secret)
+        assert any(n.text == secret for n in page.snapshot().refs.values())
+    blob = _everything(tmp_path / "t.zip")
+    assert escape_attr(secret).encode() not in blob
+    assert secret.encode() not in blob
+
+
 def test_tool_doors_hide_typed_text_like_the_log(tmp_path, monkeypatch):
     from baremobile import tools
 

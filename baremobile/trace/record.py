@@ -268,8 +268,8 @@ class Tracing:
             if self._writer is None:
                 return
             data = xml_of(data)  # the status text names a per-call file: not the screen
-            self._shows_secret = any(s.encode() in data or _xml_escaped(s).encode() in data
-                                     for s in self._secrets)
+            self._shows_secret = any(form.encode() in data for s in self._secrets
+                                     for form in _xml_forms(s))
             data = self._scrub_bytes(data)
             name = self._writer.blob("dumps", data)
             self._screen = name
@@ -382,7 +382,7 @@ class Tracing:
 
     def _scrub_bytes(self, data: bytes) -> bytes:
         for s in self._secrets:
-            for form in {s, _xml_escaped(s)}:
+            for form in _xml_forms(s):
                 data = data.replace(form.encode("utf-8"), "•".encode() * len(s))
         return data
 
@@ -407,9 +407,13 @@ class Tracing:
                 "scaled": scaled}
 
 
-def _xml_escaped(s: str) -> str:
-    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&apos;").replace("\n", "&#10;"))
+def _xml_forms(s: str) -> set[str]:
+    """``s`` as a dump can hold it: as it is, and escaped as an attribute — the way the
+    device's serializer does (an apostrophe left as it is) and with ``&apos;`` (other
+    dumpers)."""
+    escaped = (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+               .replace('"', "&quot;").replace("\n", "&#10;"))
+    return {s, escaped, escaped.replace("'", "&apos;")}
 
 
 def _shrink(png: bytes, width: int) -> tuple[bytes, list[int], float]:
