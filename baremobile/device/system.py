@@ -28,8 +28,6 @@ from baremobile.android.battery import STATUS as BATTERY_STATUS
 from baremobile.android.battery import parse_battery
 from baremobile.android.display import (
     ORIENTATIONS,
-    Display,
-    default_display,
     orientation_of,
     rotation_for,
 )
@@ -43,7 +41,7 @@ from baremobile.android.shell_words import (
     validate_package,
 )
 from baremobile.device.core import Device
-from baremobile.device.touch import display_command
+from baremobile.device.touch import display_command, read_screen
 from baremobile.errors import InvalidArgument, Unsupported
 
 __all__ = ["BATTERY_STATUS", "ORIENTATIONS", "STATUSBAR", "System"]
@@ -66,12 +64,6 @@ class System:
     def __init__(self, device: Device) -> None:
         self.device = device
 
-    def screen_state(self, text: str | None = None) -> Display | None:
-        """Display 0 as ``dumpsys window`` shows it (None: an unknown layout)."""
-        if text is None:
-            text = self.device.transport.shell(display_command(self.device.api_level)).text
-        return default_display(text)
-
     def rotation(self) -> dict[str, Any]:
         """``{"orientation", "rotation", "auto"}``: how the screen is turned now and whether it
         follows the sensor. The orientation is named from the rotation **and** the natural
@@ -80,14 +72,9 @@ class System:
             f"settings get system accelerometer_rotation; {display_command(self.device.api_level)}"
         ).text
         first, _, rest = text.partition("\n")
-        shown = self.screen_state(rest)
-        if shown is None:  # an unknown dumpsys layout: wm size, rotation 0
-            w, h = self.device.screen_size()
-            r, natural = 0, (w, h)
-        else:
-            r, natural = shown.rotation, shown.natural
-        return {"orientation": orientation_of(r, natural), "rotation": r,
-                "auto": first.strip() == "1"}
+        shown = read_screen(self.device, rest)
+        return {"orientation": orientation_of(shown.rotation, (shown.natural_w, shown.natural_h)),
+                "rotation": shown.rotation, "auto": first.strip() == "1"}
 
     def set_rotation(self, orientation: str) -> dict[str, Any]:
         """Turn the screen: ``portrait``, ``landscape``, ``reverse_portrait``,
@@ -97,8 +84,8 @@ class System:
         if orientation == "auto":
             commands = [["settings", "put", "system", "accelerometer_rotation", "1"]]
         elif orientation in ORIENTATIONS:
-            shown = self.screen_state()
-            natural = shown.natural if shown is not None else self.device.screen_size()
+            shown = read_screen(self.device)
+            natural = (shown.natural_w, shown.natural_h)
             commands = [["settings", "put", "system", "accelerometer_rotation", "0"],
                         ["settings", "put", "system", "user_rotation",
                          str(rotation_for(orientation, natural))]]
