@@ -28,7 +28,7 @@ from types import MappingProxyType
 
 from baremobile.android.text import lines
 
-__all__ = ["AbsRange", "EventDevice", "parse_getevent", "find_touchscreen", "ABS_CODES"]
+__all__ = ["Axis", "EventDevice", "parse_getevent", "find_touchscreen", "ABS_CODES"]
 
 #: ``linux/input-event-codes.h``: the multi-touch axes by name and code (``getevent -p``
 #: without ``-l`` prints codes)
@@ -44,11 +44,17 @@ _PROP_CODES = {0: "INPUT_PROP_POINTER", 1: "INPUT_PROP_DIRECT"}
 
 
 @dataclass(frozen=True)
-class AbsRange:
+class Axis:
     """An absolute axis' range."""
 
     minimum: int
     maximum: int
+
+    def raw(self, pixel: float, pixels: int) -> int:
+        """A pixel (0..pixels) → the axis value ``TouchInputMapper`` maps back to it."""
+        span = self.maximum - self.minimum + 1
+        value = self.minimum + int(pixel * span / pixels)
+        return min(max(value, self.minimum), self.maximum)
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ class EventDevice:
     path: str
     name: str
     keys: frozenset[str] = frozenset()
-    axes: Mapping[str, AbsRange] = field(default_factory=lambda: MappingProxyType({}))
+    axes: Mapping[str, Axis] = field(default_factory=lambda: MappingProxyType({}))
     props: frozenset[str] = frozenset()
 
     @property
@@ -133,7 +139,7 @@ def parse_getevent(data: bytes | str) -> list[EventDevice]:
             a = _AXIS.match(rest)
             if a:
                 name = _label(a.group(1), _ABS_NAMES)
-                cur["axes"][name] = AbsRange(int(a.group(2)), int(a.group(3)))  # type: ignore[index]
+                cur["axes"][name] = Axis(int(a.group(2)), int(a.group(3)))  # type: ignore[index]
         elif section == "KEY":
             cur["keys"].update(_label(w, _KEY_CODES) for w in rest.split())  # type: ignore[attr-defined]
     flush()

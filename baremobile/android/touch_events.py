@@ -34,9 +34,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from baremobile.android import input_devices
 from baremobile.android.gestures import (
     DOUBLE_TAP_GAP_MS,
     DOUBLE_TAP_MIN_MS,
@@ -45,6 +44,7 @@ from baremobile.android.gestures import (
     clamp,
     plan_start,
 )
+from baremobile.android.input_devices import Axis, EventDevice, find_touchscreen, parse_getevent
 from baremobile.errors import InvalidArgument
 
 __all__ = [
@@ -70,31 +70,6 @@ INPUT_PROP_DIRECT = 0x01
 
 
 @dataclass(frozen=True)
-class Axis:
-    """An absolute axis' range."""
-
-    minimum: int
-    maximum: int
-
-    def raw(self, pixel: float, pixels: int) -> int:
-        """A pixel (0..pixels) → the axis value ``TouchInputMapper`` maps back to it."""
-        span = self.maximum - self.minimum + 1
-        value = self.minimum + int(pixel * span / pixels)
-        return min(max(value, self.minimum), self.maximum)
-
-
-@dataclass(frozen=True)
-class EventDevice:
-    """One ``add device`` block of ``getevent -lp``."""
-
-    path: str
-    name: str
-    keys: frozenset[str] = frozenset()
-    axes: dict[str, Axis] = field(default_factory=dict)
-    props: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
 class Touchscreen:
     """The device Android maps onto the display: multi-touch positions and direct input."""
 
@@ -114,28 +89,14 @@ class Touchscreen:
     """the panel reports ``ABS_MT_TRACKING_ID`` (protocol A panels may not)"""
 
 
-def parse_getevent(text: bytes | str) -> list[EventDevice]:
-    """Every device of ``getevent -lp`` (the parser is
-    :func:`baremobile.android.input_devices.parse_getevent`; its format notes are there)."""
-    return [EventDevice(d.path, d.name, d.keys,
-                        {k: Axis(a.minimum, a.maximum) for k, a in d.axes.items()}, d.props)
-            for d in input_devices.parse_getevent(text)]
-
-
 def pick_touchscreen(devices: Iterable[EventDevice]) -> Touchscreen | None:
     """The touch screen among ``devices``, as Android decides it
     (:func:`baremobile.android.input_devices.find_touchscreen`: multi-touch axes and
     ``INPUT_PROP_DIRECT``, else a multi-touch panel whose props were left to an ``.idc``
     file); a panel without ``ABS_MT_SLOT`` speaks protocol A."""
-    by_path = {d.path: d for d in devices}
-    found = input_devices.find_touchscreen(
-        input_devices.EventDevice(d.path, d.name, d.keys,
-                                  {k: input_devices.AbsRange(a.minimum, a.maximum)
-                                   for k, a in d.axes.items()}, d.props)
-        for d in by_path.values())
-    if found is None:
+    d = find_touchscreen(devices)
+    if d is None:
         return None
-    d = by_path[found.path]
     slot = d.axes.get("ABS_MT_SLOT")
     tid = d.axes.get("ABS_MT_TRACKING_ID")
     return Touchscreen(d.path, d.name, d.axes["ABS_MT_POSITION_X"], d.axes["ABS_MT_POSITION_Y"],
@@ -144,7 +105,7 @@ def pick_touchscreen(devices: Iterable[EventDevice]) -> Touchscreen | None:
                        pressure=d.axes.get("ABS_MT_PRESSURE"),
                        touch_major=d.axes.get("ABS_MT_TOUCH_MAJOR"),
                        btn_touch="BTN_TOUCH" in d.keys,
-                       protocol="B" if slot else "A",
+                       protocol=d.protocol,
                        tracking_id=tid is not None)
 
 
