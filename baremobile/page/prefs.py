@@ -19,9 +19,11 @@ from baremobile.page.steps import verb
 
 __all__ = ["PrefsVerbs"]
 
+_KIND_OF_TAG = {tag: kind for kind, tag in prefs.TYPES.items()}
+
 
 def _as_data(e: prefs.Entry) -> dict[str, Any]:
-    kind = {v: k for k, v in prefs.TYPES.items()}.get(e.tag, e.tag.upper())
+    kind = _KIND_OF_TAG.get(e.tag, e.tag.upper())
     if e.tag == "set":
         return {"type": kind, "value": list(e.items)}
     if e.tag == "null":

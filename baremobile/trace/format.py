@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from baremobile.errors import InvalidArgument
+from baremobile.localfiles import atomic_writer
 
 __all__ = ["FORMAT", "RECORDING", "Trace", "TraceWriter", "call_text", "open_trace", "xml_of"]
 
@@ -109,22 +110,14 @@ class TraceWriter:
     def pack(self) -> Path:
         """The directory as the zip ``target`` (atomically), the directory removed."""
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.",
-                                   suffix=".tmp")
-        os.close(fd)
-        try:
-            with zipfile.ZipFile(tmp, "w") as z:
-                for path in sorted(self.folder.rglob("*")):
-                    if path.is_file() and not path.name.startswith("."):
-                        rel = path.relative_to(self.folder).as_posix()
-                        method = zipfile.ZIP_STORED if rel.endswith(".png") else \
-                            zipfile.ZIP_DEFLATED
-                        z.write(path, rel, compress_type=method)
-            os.replace(tmp, self.target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with atomic_writer(self.target, overwrite=True, what=f"trace {str(self.target)!r}",
+                           mode=0o600) as f, \
+                zipfile.ZipFile(f, "w") as z:
+            for path in sorted(self.folder.rglob("*")):
+                if path.is_file() and not path.name.startswith("."):
+                    rel = path.relative_to(self.folder).as_posix()
+                    method = zipfile.ZIP_STORED if rel.endswith(".png") else zipfile.ZIP_DEFLATED
+                    z.write(path, rel, compress_type=method)
         shutil.rmtree(self.folder, ignore_errors=True)
         return self.target
 
