@@ -403,6 +403,20 @@ def search_scenario(tmp_path_factory):
     return folder / "sc"
 
 
+def test_a_drag_on_replay_is_the_recorded_swipe_and_not_a_long_press_first(tmp_path):
+    """``input draganddrop`` on a recorded scenario plays the swipe the recording has from
+    that point — it does not press (and refuse) a long press there before it."""
+    with connect("virtual") as page, page.tracing.start(tmp_path / "t.zip"):
+        recorded = _run(FLOWS["scroll a long list"], page)
+    to_scenario(open_trace(tmp_path / "t.zip"), tmp_path / "sc")
+    with connect(f"virtual:{tmp_path / 'sc'}") as page:
+        page.launch(SETTINGS)
+        x1, y1, x2, y2 = page.snapshot().refs[ref_of(page.last_snapshot, role="List")].bounds
+        cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+        page.drag((cx, cy + (y2 - y1) // 4), (cx, cy - (y2 - y1) // 4))  # the finger goes up
+        assert page.snapshot().text == recorded[1]  # the list scrolled down, as recorded
+
+
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(typed=st.lists(st.text(st.sampled_from("wifxW i"), min_size=1, max_size=3),
@@ -435,6 +449,23 @@ def test_replayed_typing_goes_on_only_along_what_was_recorded(search_scenario, t
             model.dump_xml()
     else:
         assert model.dump_xml() == before
+
+
+def test_a_long_press_from_touch_events_on_replay_follows_the_recording(search_scenario):
+    """A long press recognised from raw touch events (uinput, sendevent) is played back as
+    the recording says — here refused: the recording never long-pressed."""
+    from baremobile.virtual.screens import ScreenModel
+    from baremobile.virtual.shell.process import Refused
+
+    model = ScreenModel.from_scenario(search_scenario)
+    model.launch(SETTINGS)
+    before = model.dump_xml()
+    field = next(r for r in model.scenario.screens[model.screen_name()].rules
+                 if r.trigger == "tap").selector
+    x1, y1, x2, y2 = field.find(model.scenario.screens[model.screen_name()].windows)[0].bounds
+    with pytest.raises(Refused, match="not in the recording: a long press"):
+        model.long_press((x1 + x2) // 2, (y1 + y2) // 2)
+    assert model.dump_xml() == before  # the screen stays
 
 
 def test_the_trace_commands(tmp_path, capsys):

@@ -344,11 +344,8 @@ def _run_swipe(p: Proc, cur: _Args, *, drag: bool = False) -> Gen:
         p.sleep(ms / 1000)  # the MOVE loop runs for the duration
     if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
         return 0
-    landed = None
     if drag and hasattr(p.model.screens, "drag"):
-        if hasattr(p.model.screens, "landed"):
-            landed = p.model.screens.landed(int(x1), int(y1))
-        p.model.screens.drag(int(x1), int(y1), int(x2), int(y2), ms)
+        landed = p.model.screens.drag(int(x1), int(y1), int(x2), int(y2), ms)
     else:
         landed = p.model.screens.swipe(int(x1), int(y1), int(x2), int(y2), ms)
     where = _where(landed)

@@ -284,7 +284,9 @@ class ScreenModel:
         """A tap at (x, y) at ``down_ms``/``up_ms`` (default now, on the phone's clock):
         ``{"kind": "tap" | "double_tap", "interval_ms", "landed"}``, the interval being
         from the previous tap's lift to this one's touch-down (None after another gesture),
-        ``landed`` where the touch went (:meth:`landed`, taken before it acted)."""
+        ``landed`` where the touch went (taken before it acted: ``{"window", "on", "under"}``
+        — the element that handles it and every element under the point, by the names the
+        model gives its nodes, :meth:`~.touch.TouchInput.landed`)."""
         with self._lock:
             if self._replay is not None:
                 self._replay.tap(x, y)
@@ -294,20 +296,13 @@ class ScreenModel:
             kind, since = self._touch.tap(lx, ly, down_ms, up_ms)
             return {"kind": kind, "interval_ms": since, "landed": landed}
 
-    def landed(self, x: float, y: float) -> dict[str, Any]:
-        """Where a touch at (x, y) would land now: ``{"window", "on", "under"}`` — the
-        element that handles it and every element under the point, by the names the
-        model gives its nodes (see :func:`~.touch.drawn_ids`)."""
-        with self._lock:
-            if self._replay is not None:
-                return self._replay.long_press(x, y)
-            lx, ly = self.display.to_layout(x, y)
-            return self._touch.landed(lx, ly)
-
     def long_press(self, x: int, y: int, duration_ms: int = 1000) -> dict[str, Any]:
         """A touch held at (x, y) (what ``input swipe x y x y 1000`` does); returns where
-        it landed (:meth:`landed`)."""
+        it landed (as :meth:`tap`)."""
         with self._lock:
+            if self._replay is not None:
+                self._replay.long_press(x, y)
+                return {}
             lx, ly = self.display.to_layout(x, y)
             landed = self._touch.landed(lx, ly)
             self._touch.long_press(int(lx), int(ly), duration_ms)
@@ -315,7 +310,7 @@ class ScreenModel:
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> dict[str, Any]:
         """A swipe; a (near) zero-distance swipe of >= 500 ms is a long press. Returns
-        where it started (:meth:`landed`)."""
+        where it started (as :meth:`tap`)."""
         with self._lock:
             if self._replay is not None:
                 return self._replay.swipe(x1, y1, x2, y2, duration_ms)
@@ -324,13 +319,16 @@ class ScreenModel:
             self._touch.swipe(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
             return landed
 
-    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
-        """Press, hold, move (``input draganddrop``): a long press where it starts."""
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> dict[str, Any]:
+        """Press, hold, move (``input draganddrop``): a long press where it starts. Returns
+        where it started (as :meth:`tap`)."""
         with self._lock:
             if self._replay is not None:
                 return self._replay.swipe(x1, y1, x2, y2, duration_ms)
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
+            landed = self._touch.landed(a[0], a[1])
             self._touch.drag(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
+            return landed
 
     def pinch(self, x: float, y: float, scale: float) -> bool:
         """Two fingers around (x, y) ending ``scale`` times as far apart; True if a
