@@ -165,6 +165,19 @@ def test_tablet_is_landscape_at_rotation_0_and_display_0_wins() -> None:
         assert phone.events.list("swipe", since=since)
 
 
+def test_tablet_reports_the_surface_rotation_in_its_dump_and_wm_locks_it() -> None:
+    """On a landscape-natural display rotation 0 is wide: the dump's ``rotation`` says 0
+    there, and ``wm user-rotation lock`` (no value) locks the rotation shown now."""
+    with phone_and_page("tablet") as (phone, page):
+        snap = page.snapshot()
+        assert (snap.width, snap.height, snap.rotation) == (2400, 1080, 0)
+        assert page.shell("wm user-rotation lock") == ""
+        assert page.shell("settings get system user_rotation").strip() == "0"
+        assert page.rotation() == {"orientation": "landscape", "rotation": 0, "auto": False}
+        page.rotate("portrait")
+        assert page.snapshot().rotation == 3
+
+
 def test_android6_prints_toolbox_and_old_layouts_that_read_right() -> None:
     with phone_and_page("android6") as (phone, page):
         page.push(b"hello", "/sdcard/Download/a b.txt")

@@ -331,6 +331,8 @@ class PhoneModel:
         if hasattr(screens, "attach_browser"):
             screens.attach_browser(self.browser, self.props)
         self.fs.provide("/proc/net/unix", lambda: proc_net_unix(self))
+        if hasattr(screens, "surface_of"):
+            screens.surface_of = self.profile.surface_rotation
         self.apply_rotation()  # a landscape-natural display starts wide
 
     # -- the web engine and its sockets ----------------------------------------------------
@@ -457,6 +459,12 @@ class PhoneModel:
         set_rotation = getattr(self.screens, "set_rotation", None)
         if set_rotation is not None:
             set_rotation(self.profile.layout_rotation(0 if auto else user))
+
+    def surface_rotation(self) -> int:
+        """The display's rotation as Android reports it (``Surface.ROTATION_*``: 0 is the
+        natural orientation, wide on a landscape-natural tablet) — the screen model lays
+        apps out portrait and keeps its own layout rotation."""
+        return self.profile.surface_rotation(int(getattr(self.screens, "rotation", 0)))
 
     # -- input devices --------------------------------------------------------------------
     def input_device(self, path: str) -> InputDevice | None:

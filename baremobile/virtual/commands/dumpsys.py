@@ -193,9 +193,7 @@ def _dumpsys_window(p: Proc, what: str) -> str:
     if not modern:
         record = (f"AppWindowToken{{{_hash8(act + 'w')} token=Token{{{_hash8(act + 't')} "
                   f"{record}}}}}")
-    profile = getattr(model, "profile", None)
-    layout = int(getattr(model.screens, "rotation", 0))
-    rot = profile.surface_rotation(layout) if profile is not None else layout
+    rot = model.surface_rotation()
     cw, ch = (h, w) if rot % 2 else (w, h)
     system = model.settings["system"]
     free = system.get("accelerometer_rotation", "1") != "0"
@@ -390,7 +388,7 @@ def dumpsys(p: Proc) -> Gen:
                   "=true\n  Display Power: state=ON\n")
     elif service == "display":
         w, h = p.model.display_size()
-        rot = p.model.profile.surface_rotation(int(getattr(p.model.screens, "rotation", 0)))
+        rot = p.model.surface_rotation()
         cw, ch = (h, w) if rot % 2 else (w, h)
         yield out(f"DISPLAY MANAGER (dumpsys display)\n  mDefaultDisplayId=0\n"
                   f"  mBaseDisplayInfo=DisplayInfo{{\"Built-in Screen\", displayId 0, real "

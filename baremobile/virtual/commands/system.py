@@ -195,7 +195,7 @@ def _user_rotation(p: Proc, args: list[str]) -> Gen:
         yield err("Error: argument needs to be either -d, free or lock.\n")
         return 255
     else:
-        rotation = int(getattr(p.model.screens, "rotation", 0))
+        rotation = p.model.surface_rotation()  # what the display shows now
         if len(args) > 1:
             try:
                 rotation = int(args[1])

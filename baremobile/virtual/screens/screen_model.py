@@ -17,6 +17,7 @@ See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,10 @@ from .web import WebRoom
 __all__ = ["ScreenModel"]
 
 
+def _same_rotation(rotation: int) -> int:
+    return rotation % 4
+
+
 class ScreenModel:
     """What the phone shows, and how it reacts to input."""
 
@@ -59,6 +64,10 @@ class ScreenModel:
         self.height = scenario.height
         self.density = scenario.density
         self.rotation = scenario.rotation
+        #: this model's (portrait-laid) rotation → ``Surface.ROTATION_*``, which a dump
+        #: reports: the same but on a landscape-natural display (the phone model sets it
+        #: from its profile, :meth:`~baremobile.virtual.profiles.Profile.surface_rotation`)
+        self.surface_of: Callable[[int], int] = _same_rotation
         apps = dict(scenario.apps)
         screens = dict(scenario.screens)
         home = scenario.home
@@ -244,12 +253,14 @@ class ScreenModel:
         return [turn(w) for w in windows]
 
     def dump_xml(self) -> bytes:
-        """The current screen as uiautomator writes it (single line, UTF-8)."""
+        """The current screen as uiautomator writes it (single line, UTF-8); its
+        ``rotation`` is Android's surface rotation (:attr:`surface_of` this model's)."""
         with self._lock:
             if self._replay is not None:
                 return self._replay.dump()
             self._web_sync()
-            return serialize(self._drawn(), self.rotation, extras=self._sc.extras)
+            return serialize(self._drawn(), self.surface_of(self.rotation),
+                             extras=self._sc.extras)
 
     def screenshot_png(self) -> bytes:
         """A valid PNG of the screen as it is now (``size``) depicting what it shows."""
