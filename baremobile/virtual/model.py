@@ -397,12 +397,17 @@ class PhoneModel:
         return rows
 
     # -- apps -----------------------------------------------------------------------------
+    @staticmethod
+    def app_uid(package: str) -> int:
+        """The uid an app's package has here (``u0a<uid - 10000>``): the same every run."""
+        return 10000 + sum(map(ord, package)) % 900
+
     def mark_running(self, package: str) -> int:
         """Remember that ``package`` has a process (for ``pidof``); returns its pid."""
         with self.lock:
             if package not in self.running:
                 pid = self.running[package] = self.new_pid() + 6000
-                uid = 10000 + sum(map(ord, package)) % 900
+                uid = self.app_uid(package)
                 self.log("I", "ActivityManager", f"Start proc {pid}:{package}/u0a{uid - 10000} "
                          "for top-activity", pid=1000)
                 self.log("I", "ActivityThread", f"Bind application {package}", pid=pid)

@@ -59,8 +59,8 @@ def _dumpsys_input_method(p: Proc) -> str:
     pkg, act, field, shown = st["package"], st["activity"], st["field"], st["shown"]
     act_short = act.rsplit(".", 1)[-1] if act else "Activity"
     h = _hash8(pkg + act)
-    uid = 10000 + zlib.crc32(pkg.encode()) % 200
-    pid = 2000 + zlib.crc32(pkg.encode()) % 20000
+    uid = p.model.app_uid(pkg)
+    pid = p.model.mark_running(pkg) if pkg else 0  # the focused app has a process
     client = (f"ClientState{{{_hash8(pkg)} mUid={uid} mPid={pid} mSelfReportedDisplayId=0}}"
               if api >= 33 else f"ClientState{{{_hash8(pkg)} uid {uid} pid {pid}}}")
     win = f"Window{{{h} u0 {pkg}/{act}}}" if api >= 30 else f"android.os.BinderProxy@{h}"

@@ -57,7 +57,7 @@ def _pm_list(p: Proc, args: list[str]) -> Gen:
             line += apk_path(pkg) + "="
         line += pkg.name
         if "U" in flags:
-            line += f" uid:{10000 + sum(map(ord, pkg.name)) % 900 if not pkg.system else 1000}"
+            line += f" uid:{p.model.app_uid(pkg.name) if not pkg.system else 1000}"
         if "--show-versioncode" in flags and p.api_level >= 28:
             line += f" versionCode:{pkg.version_code}"
         if "i" in flags:
