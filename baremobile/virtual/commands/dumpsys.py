@@ -164,10 +164,9 @@ def _focus(model: Any) -> tuple[str, str]:
 def _second_display(model: Any, modern: bool) -> list[str]:
     """The block of a profile's second display (a cover screen: it comes first, as
     ``DisplayContent``s are listed in the order they were added to the root)."""
-    d = getattr(getattr(model, "profile", None), "second_display", None)
+    d = model.profile.second_display
     if d is None:
         return []
-    pkg, _, act = d.focused_app.partition("/")
     record = f"ActivityRecord{{{_hash8(d.focused_app)} u0 {d.focused_app} t9}}"
     return [f"  Display: mDisplayId={d.display_id}" + (" rootTasks=1" if modern else ""),
             f"    init={d.width}x{d.height} {d.density}dpi cur={d.width}x{d.height} "

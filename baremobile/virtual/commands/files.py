@@ -152,7 +152,7 @@ def ls(p: Proc) -> Gen:
         if opts.get("a"):
             rows = [(".", path), ("..", posixpath.dirname(path)), *rows]
         lines = [_ls_line(p, n, full, opts) for n, full in rows]
-        if opts.get("l") and not getattr(getattr(p.model, "profile", None), "toolbox", False):
+        if opts.get("l") and not p.model.profile.toolbox:
             blocks = sum(math.ceil(e.size / 4096) * 4 for _, full in rows
                          if (e := p.fs.stat(full)) is not None)
             lines.insert(0, f"total {blocks}")
@@ -193,7 +193,7 @@ def _ls_line(p: Proc, name: str, path: str, opts: dict[str, str | bool], *,
     owner, group = _owner(path) if link is None else ("root", "root")
     mtime = entry.mtime if entry is not None else 1230796800
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(mtime))
-    toolbox = getattr(getattr(p.model, "profile", None), "toolbox", False)
+    toolbox = p.model.profile.toolbox
     if link is not None:
         mode = "lrwxrwxrwx" if toolbox else "lrw-r--r--"
         if toolbox:

@@ -254,7 +254,7 @@ def ps(p: Proc) -> Gen:
         running = sorted(p.model.running.items(), key=lambda kv: kv[1])
     procs = [("root", 1, 0, 10918552, 11520, "init"), ("shell", 4100, 1, 10772532, 3584, "adbd"),
              *(("u0_a123", pid, 700, 14929396, 112640, name) for name, pid in running)]
-    if getattr(getattr(p.model, "profile", None), "toolbox", False):
+    if p.model.profile.toolbox:
         names = [a for a in p.argv[1:] if not a.startswith("-") or a in ("-A", "-e")]
         if names:  # toolbox: the first non-option argument filters by name
             procs = [r for r in procs if r[5] == names[0]]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from baremobile.virtual.uixml import Node
+from baremobile.virtual.uixml import Node, format_bounds
 
 __all__ = [
     "ScenarioError", "Where", "line_of", "SELECTOR_KEYS", "Selector", "Action", "Rule",
@@ -81,7 +81,7 @@ class Selector:
             return False
         if self.cls is not None and node.cls != self.cls and not node.cls.endswith("." + self.cls):
             return False
-        if self.bounds is not None and self.bounds != "[{},{}][{},{}]".format(*node.bounds):
+        if self.bounds is not None and self.bounds != format_bounds(node.bounds):
             return False
         return self.label is None or self.label in (node.text, node.desc)
 

@@ -26,6 +26,7 @@ KEY_CTRL = (113, 114)
 KEY_SHIFT = (59, 60)
 KEY_A, KEY_C, KEY_V, KEY_X = 29, 31, 50, 52
 KEY_CUT, KEY_COPY, KEY_PASTE = 277, 278, 279
+KEY_SPACE = 62
 
 KEY_CHARS: dict[int, str] = {
     **{7 + i: str(i) for i in range(10)},

@@ -26,25 +26,30 @@ from baremobile.virtual.scenario import Rule, Scenario, ScreenDef, Selector
 from baremobile.virtual.shell.process import Refused
 from baremobile.virtual.uixml import Node
 
+from .display import area
+from .gestures import LONG_PRESS_MS
+from .keys import (
+    KEY_A,
+    KEY_CTRL,
+    KEY_DEL,
+    KEY_DPAD_LEFT,
+    KEY_DPAD_RIGHT,
+    KEY_ENTER,
+    KEY_FORWARD_DEL,
+    KEY_MOVE_END,
+    KEY_MOVE_HOME,
+    KEY_SPACE,
+)
+
 __all__ = ["Replay", "NOT_RECORDED"]
 
 #: How every refusal starts (what tests and agents look for).
 NOT_RECORDED = "not in the recording"
 
-_DEL, _FORWARD_DEL, _SPACE, _ENTER = 67, 112, 62, 66
-_CARET_KEYS = {122, 123, 21, 22}  # MOVE_HOME, MOVE_END, DPAD_LEFT, DPAD_RIGHT
-_CTRL, _A = {113, 114}, 29
-_SLOP = 10  # px: a swipe this short is a touch in place
-
-
-def _contains(n: Node, x: float, y: float) -> bool:
-    x1, y1, x2, y2 = n.bounds
-    return x1 <= x < x2 and y1 <= y < y2
-
-
-def _area(n: Node) -> int:
-    x1, y1, x2, y2 = n.bounds
-    return max(0, x2 - x1) * max(0, y2 - y1)
+_CARET_KEYS = {KEY_MOVE_HOME, KEY_MOVE_END, KEY_DPAD_LEFT, KEY_DPAD_RIGHT}
+#: px: a swipe this short is a touch in place (as the input command logs it: the verbs a
+#: recording saw as swipes stay swipes)
+_SLOP = 10
 
 
 class Replay:
@@ -105,7 +110,7 @@ class Replay:
         if rule is not None:
             return self._fire(rule)
         fields = [r.options["into"] for r in self._rules("type") if "into" in r.options]
-        if any(_contains(n, x, y) for sel in fields for n in sel.find(self.sd.windows)):
+        if any(n.contains(x, y) for sel in fields for n in sel.find(self.sd.windows)):
             self._typing = True  # the field the recording typed into gets focus
             return None
         self._refuse(f"a tap at ({x:g}, {y:g})")
@@ -118,18 +123,18 @@ class Replay:
         self._fire(rule)
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, ms: int) -> None:
-        if abs(x2 - x1) <= _SLOP and abs(y2 - y1) <= _SLOP:
-            if ms >= 500:
+        dx, dy = x2 - x1, y2 - y1
+        if abs(dx) <= _SLOP and abs(dy) <= _SLOP:
+            if ms >= LONG_PRESS_MS:
                 return self.long_press(x1, y1)
             return self.tap(x1, y1)
         self._settle()
-        dx, dy = x2 - x1, y2 - y1
         direction = (("left" if dx < 0 else "right") if abs(dx) > abs(dy)
                      else ("up" if dy < 0 else "down"))
         for rule in self._rules("swipe"):
             start = rule.options.get("from")
             if rule.direction == direction and (
-                    start is None or any(_contains(n, x1, y1)
+                    start is None or any(n.contains(x1, y1)
                                          for n in start.find(self.sd.windows))):
                 return self._fire(rule)
         self._refuse(f"a swipe {direction} from ({x1:g}, {y1:g})")
@@ -144,15 +149,15 @@ class Replay:
         self._edit(("" if self._selected else self._typed) + text)
 
     def key(self, code: int) -> None:
-        if code == _SPACE:
+        if code == KEY_SPACE:
             return self.text(" ")
-        if code in (_DEL, _FORWARD_DEL) and (self._typing or self._rules("type")):
-            if self._selected or code == _FORWARD_DEL:
+        if code in (KEY_DEL, KEY_FORWARD_DEL) and (self._typing or self._rules("type")):
+            if self._selected or code == KEY_FORWARD_DEL:
                 return self._edit("" if self._selected else self._typed)
             return self._edit(self._typed[:-1])  # DEL on an empty field deletes what was there
         if code in _CARET_KEYS and self._typing:
             return None
-        if code == _ENTER and self._typing:
+        if code == KEY_ENTER and self._typing:
             for rule in self._rules("type"):
                 if rule.options.get("submit") and rule.options["text"] == self._typed:
                     return self._fire(rule)
@@ -163,7 +168,7 @@ class Replay:
         self._refuse(f"key {code}")
 
     def combination(self, codes: list[int]) -> None:
-        if len(codes) == 2 and codes[0] in _CTRL and codes[1] == _A and self._rules("type"):
+        if len(codes) == 2 and codes[0] in KEY_CTRL and codes[1] == KEY_A and self._rules("type"):
             self._typing = self._selected = True
             return
         self._settle()
@@ -198,8 +203,8 @@ class Replay:
         for rule in self._rules(trigger):
             sel = rule.selector or Selector()
             for n in sel.find(self.sd.windows):
-                if _contains(n, x, y) and (best is None or _area(n) < best[0]):
-                    best = (_area(n), rule)
+                if n.contains(x, y) and (best is None or area(n.bounds) < best[0]):
+                    best = (area(n.bounds), rule)
         return best[1] if best is not None else None
 
     def _fire(self, rule: Rule) -> None:
