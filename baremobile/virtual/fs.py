@@ -95,13 +95,8 @@ class FileSystem:
         may read and write that tree, created (``drwx------``) if the app never wrote it."""
         root = self.normalize(data_dir)
         with self._lock:
-            if root not in self._entries:
-                cur, parts = root, []
-                while cur not in self._entries:
-                    parts.append(cur)
-                    cur = posixpath.dirname(cur)
-                for d in reversed(parts):
-                    self._entries[d] = Entry(stat.S_IFDIR | 0o700, self._now())
+            for d in self._missing(root)[1]:
+                self._entries[d] = Entry(stat.S_IFDIR | 0o700, self._now())
         roots = getattr(self._acting, "roots", ())
         self._acting.roots = (*roots, root)
         try:
@@ -121,12 +116,7 @@ class FileSystem:
         ``/proc/net/unix``); like procfs files it stats with size 0. Parents are created."""
         p = self.normalize(path)
         with self._lock:
-            parent = posixpath.dirname(p)
-            chain = []
-            while parent not in self._entries:
-                chain.append(parent)
-                parent = posixpath.dirname(parent)
-            for d in reversed(chain):
+            for d in self._missing(posixpath.dirname(p))[1]:
                 self._entries[d] = Entry(stat.S_IFDIR | 0o555, self._now())
             self._entries[p] = Entry(stat.S_IFREG | 0o444, self._now())
             self._providers[p] = content
@@ -244,18 +234,23 @@ class FileSystem:
                 e.data += data
                 e.mtime = when
 
+    def _missing(self, p: str) -> tuple[str, list[str]]:
+        """(the nearest of ``p`` and its folders that exists, the ones below it down to
+        ``p`` that do not — outermost first); the caller holds the lock."""
+        missing: list[str] = []
+        while p not in self._entries:
+            missing.append(p)
+            p = posixpath.dirname(p)
+        return p, missing[::-1]
+
     def makedirs(self, path: str, mode: int = 0o771) -> None:
         """``mkdir -p``."""
         p = self.normalize(path)
         with self._lock:
-            parts: list[str] = []
-            cur = p
-            while cur not in self._entries:
-                parts.append(cur)
-                cur = posixpath.dirname(cur)
+            cur, missing = self._missing(p)
             if not self._entries[cur].is_dir:
                 raise _oserror(errno.ENOTDIR, path)
-            for d in reversed(parts):
+            for d in missing:
                 self._check_writable(d, path)
                 self._entries[d] = Entry(stat.S_IFDIR | (mode & 0o7777), self._now())
 
@@ -291,12 +286,7 @@ class FileSystem:
         manager's APKs under ``/system`` or ``/data/app`` — creating its directories."""
         p = self.normalize(path)
         with self._lock:
-            parts: list[str] = []
-            cur = posixpath.dirname(p)
-            while cur not in self._entries:
-                parts.append(cur)
-                cur = posixpath.dirname(cur)
-            for d in reversed(parts):
+            for d in self._missing(posixpath.dirname(p))[1]:
                 self._entries[d] = Entry(stat.S_IFDIR | 0o755, self._now())
             self._entries[p] = Entry(stat.S_IFREG | (mode & 0o7777), self._now(),
                                      bytearray(data))

@@ -186,10 +186,11 @@ class MultiTouchDecoder:
         return cls(slot.maximum + 1 if slot else 10, pressure=ABS_MT_PRESSURE in dev.axes,
                    btn_touch=BTN_TOUCH in dev.keys, protocol="B" if slot else "A")
 
-    def _touching(self, slot: int) -> bool:
+    def _touching(self, pressure: int) -> bool:
+        """A contact with ``pressure`` touches (is not hovering, see the class' docs)."""
         if self._has_btn and not self._btn_down:
             return False
-        return not self._has_pressure or self._pressure.get(slot, 0) > 0
+        return not self._has_pressure or pressure > 0
 
     def feed(self, events: Iterable[tuple[int, int, int]], time_ms: float) -> list[Frame]:
         """Apply ``(type, code, value)`` events; one :class:`Frame` per ``SYN_REPORT``."""
@@ -219,7 +220,7 @@ class MultiTouchDecoder:
             elif etype == EV_SYN and code == SYN_REPORT:
                 frames.append(Frame(time_ms, {tid: (self._pos[s][0], self._pos[s][1])
                                               for s, tid in sorted(self._ids.items())
-                                              if self._touching(s)}))
+                                              if self._touching(self._pressure.get(s, 0))}))
         return frames
 
     def _feed_a(self, events: Iterable[tuple[int, int, int]], time_ms: float) -> list[Frame]:
@@ -241,9 +242,7 @@ class MultiTouchDecoder:
             elif etype == EV_SYN and code == SYN_REPORT:
                 pointers: dict[int, tuple[int, int]] = {}
                 for i, c in enumerate(self._a[:self._slots]):
-                    hovering = (self._has_btn and not self._btn_down) or (
-                        self._has_pressure and c.get(ABS_MT_PRESSURE, 0) <= 0)
-                    if not hovering:
+                    if self._touching(c.get(ABS_MT_PRESSURE, 0)):
                         pointers[c.get(ABS_MT_TRACKING_ID, i)] = (
                             c.get(ABS_MT_POSITION_X, 0), c.get(ABS_MT_POSITION_Y, 0))
                 frames.append(Frame(time_ms, pointers))
