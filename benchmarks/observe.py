@@ -113,9 +113,10 @@ class _ToolAgent:
         r = tools.call(self.page, name, args, observe="diff", settle=0)
         assert r["ok"], r
         text = tools.to_text(r)
-        self.results.append(self.count(text))
+        tokens = self.count(text)
+        self.results.append(tokens)
         self.fulls.append(self.count(self.page.last_snapshot.full_text))
-        self.done += self.count(text) - self.count(r["snapshot"])
+        self.done += tokens - self.count(r["snapshot"])
 
     def tap(self, ref: int) -> None:
         self._call("tap", {"ref": ref})

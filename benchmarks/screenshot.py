@@ -29,7 +29,6 @@ keeps after scaling: the legibility the choice has to keep. Pillow is needed (th
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -149,5 +148,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
     sys.exit(main())
