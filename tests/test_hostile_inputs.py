@@ -37,6 +37,7 @@ from baremobile.virtual.apk import build_apk, manifest
 from tests.conftest import free_port
 from tests.daemon_helpers import RawClient, running_daemon
 from tests.hostile_apks import HOSTILE_APKS, apk_of
+from tests.scenario_helpers import bare_app, node
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -442,30 +443,15 @@ def test_mcp_stdio_answers_lines_holding_a_lone_surrogate(tmp_path):
 
 # -- 7. `baremobile find` prints a description as the snapshot does -----------------------------
 
-_NODE = ('<node index="0" text="{text}" resource-id="" class="{cls}" package="com.example.app" '
-         'content-desc="{desc}" checkable="false" checked="false" clickable="{click}" '
-         'enabled="true" focusable="false" focused="false" scrollable="false" '
-         'long-clickable="false" password="false" selected="false" bounds="{bounds}">'
-         '{children}</node>')
-
-
 @pytest.fixture
 def desc_phone(tmp_path):
     """A screen whose button's content-desc holds a newline and a line that looks like a
     match (``&#10;`` in the dump, as an app can set any description)."""
-    button = _NODE.format(text="", cls="android.widget.Button", click="true",
-                          desc='Pay later&#10;[ref=1] Button &quot;Pay now&quot;&#13;)x',
-                          bounds="[100,300][980,500]", children="")
-    root = _NODE.format(text="", cls="android.widget.FrameLayout", click="false", desc="",
-                        bounds="[0,0][1080,2400]", children=button)
-    (tmp_path / "screen.xml").write_text(
-        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
-        f'<hierarchy rotation="0">{root}</hierarchy>')
-    (tmp_path / "s.yaml").write_text(
-        "scenario: 1\nstart: s\nsystem_ui:\n  status_bar: false\n  nav_bar: none\n"
-        "  keyboard: false\napps:\n  - package: com.example.app\n    activity: .Main\n"
-        "    screens:\n      s:\n        xml: screen.xml\n")
-    with VirtualPhone(tmp_path / "s.yaml", port=free_port()) as phone:
+    button = node("android.widget.Button", "[100,300][980,500]", clickable=True,
+                  focusable=False,
+                  desc='Pay later&#10;[ref=1] Button &quot;Pay now&quot;&#13;)x')
+    root = node("android.widget.FrameLayout", "[0,0][1080,2400]", children=button)
+    with VirtualPhone(bare_app(tmp_path, {"s": root}), port=free_port()) as phone:
         yield phone
 
 

@@ -9,42 +9,22 @@ from baremobile import connect
 from baremobile.errors import RefCovered
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
-
-
-def _node(cls, pkg, bounds, text="", desc="", clickable=False, children=""):
-    flag = "true" if clickable else "false"
-    attrs = (
-        f'index="0" text="{text}" resource-id="" class="{cls}" package="{pkg}" '
-        f'content-desc="{desc}" checkable="false" checked="false" clickable="{flag}" '
-        f'enabled="true" focusable="{flag}" focused="false" scrollable="false" '
-        f'long-clickable="false" password="false" selected="false" bounds="{bounds}"'
-    )
-    return f"<node {attrs}>{children}</node>" if children else f"<node {attrs} />"
+from tests.scenario_helpers import bare_app, node
 
 
 @pytest.fixture
 def keyboard_phone(tmp_path):
-    app = _node(
-        "android.widget.FrameLayout", "com.example.app", "[0,0][1080,2400]",
-        children=_node("android.widget.Button", "com.example.app", "[100,2000][980,2200]",
-                       text="Buy now", clickable=True)
-        + _node("android.widget.Button", "com.example.app", "[100,300][980,500]",
-                text="Details", clickable=True),
+    app = node(
+        "android.widget.FrameLayout", "[0,0][1080,2400]",
+        children=node("android.widget.Button", "[100,2000][980,2200]", text="Buy now",
+                      clickable=True)
+        + node("android.widget.Button", "[100,300][980,500]", text="Details", clickable=True),
     )
     ime_pkg = "com.google.android.inputmethod.latin"
-    ime = _node("android.widget.FrameLayout", ime_pkg, "[0,1500][1080,2400]",
-                children=_node("android.view.View", ime_pkg, "[0,1500][1080,2400]",
-                               desc="keyboard", clickable=True))
-    (tmp_path / "screen.xml").write_text(
-        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
-        f'<hierarchy rotation="0">{app}{ime}</hierarchy>'
-    )
-    (tmp_path / "s.yaml").write_text(
-        "scenario: 1\nstart: s\nsystem_ui:\n  status_bar: false\n  nav_bar: none\n"
-        "  keyboard: false\napps:\n  - package: com.example.app\n    activity: .Main\n"
-        "    screens:\n      s:\n        xml: screen.xml\n"
-    )
-    with VirtualPhone(tmp_path / "s.yaml", port=free_port()) as phone:
+    ime = node("android.widget.FrameLayout", "[0,1500][1080,2400]", pkg=ime_pkg,
+               children=node("android.view.View", "[0,1500][1080,2400]", pkg=ime_pkg,
+                             desc="keyboard", clickable=True))
+    with VirtualPhone(bare_app(tmp_path, {"s": app + ime}), port=free_port()) as phone:
         yield phone
 
 

@@ -28,6 +28,7 @@ from baremobile.errors import (
 from baremobile.page import Page
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
+from tests.scenario_helpers import bare_app, node
 from tests.truth_helpers import element_of, landed_on, opens, stamp_elements, touches
 from tests.verified_flows import SETTINGS, ref_of
 
@@ -104,32 +105,16 @@ def test_a_ref_under_a_dialog_that_opened_since_is_refused(page, phone):
 def follow_phone(tmp_path) -> Iterator[VirtualPhone]:
     """A screen whose "Follow" button becomes "Following" (a new element at its place)."""
 
-    def node(text: str, bounds: str, rid: str) -> str:
-        return (f'<node index="0" text="{text}" resource-id="com.example.app:id/{rid}" '
-                'class="android.widget.Button" package="com.example.app" content-desc="" '
-                'checkable="false" checked="false" clickable="true" enabled="true" '
-                'focusable="true" focused="false" scrollable="false" long-clickable="false" '
-                f'password="false" selected="false" bounds="{bounds}" />')
-
     def screen(label: str) -> str:
-        return ("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy "
-                'rotation="0"><node index="0" text="" resource-id="" '
-                'class="android.widget.FrameLayout" package="com.example.app" content-desc="" '
-                'checkable="false" checked="false" clickable="false" enabled="true" '
-                'focusable="false" focused="false" scrollable="false" long-clickable="false" '
-                'password="false" selected="false" bounds="[0,0][1080,2400]">'
-                + node(label, "[100,300][980,500]", "follow")
-                + node("Refresh", "[100,800][980,1000]", "refresh") + "</node></hierarchy>")
+        return node("android.widget.FrameLayout", "[0,0][1080,2400]", children=(
+            node("android.widget.Button", "[100,300][980,500]", text=label,
+                 rid="com.example.app:id/follow", clickable=True)
+            + node("android.widget.Button", "[100,800][980,1000]", text="Refresh",
+                   rid="com.example.app:id/refresh", clickable=True)))
 
-    (tmp_path / "a.xml").write_text(screen("Follow"))
-    (tmp_path / "b.xml").write_text(screen("Following"))
-    (tmp_path / "s.yaml").write_text(
-        "scenario: 1\nstart: a\nsystem_ui:\n  status_bar: false\n  nav_bar: none\n"
-        "  keyboard: false\napps:\n  - package: com.example.app\n    activity: .Main\n"
-        "    screens:\n      a:\n        xml: a.xml\n        on:\n"
-        "          - tap: {text: Refresh}\n            replace: b\n"
-        "      b:\n        xml: b.xml\n")
-    with VirtualPhone(tmp_path / "s.yaml", port=free_port()) as p:
+    scenario = bare_app(tmp_path, {"a": screen("Follow"), "b": screen("Following")},
+                        on={"a": "- tap: {text: Refresh}\n  replace: b"})
+    with VirtualPhone(scenario, port=free_port()) as p:
         yield p
 
 

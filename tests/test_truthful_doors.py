@@ -16,6 +16,7 @@ from baremobile.errors import RefNotFound
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
 from tests.daemon_helpers import cli, ok
+from tests.scenario_helpers import bare_app, node
 from tests.verified_flows import SETTINGS, ref_of
 
 NOTES = "org.baremobile.notes"
@@ -35,23 +36,12 @@ def _typed(phone: VirtualPhone, since: int) -> list[str]:
 @pytest.fixture
 def code_phone(tmp_path: Path) -> Iterator[VirtualPhone]:
     """A screen with a field that keeps at most 4 characters (an InputFilter)."""
-    node = ('<node index="0" text="{text}" resource-id="com.example.app:id/{rid}" '
-            'class="{cls}" package="com.example.app" content-desc="" checkable="false" '
-            'checked="false" clickable="{click}" enabled="true" focusable="{click}" '
-            'focused="false" scrollable="false" long-clickable="false" password="false" '
-            'selected="false" bounds="{bounds}"{extra}>{kids}</node>')
-    field = node.format(text="Code", rid="code", cls="android.widget.EditText", click="true",
-                        bounds="[100,300][980,450]", extra=' hint="Code" maxlength="4"',
-                        kids="")
-    root = node.format(text="", rid="root", cls="android.widget.FrameLayout", click="false",
-                       bounds="[0,0][1080,2400]", extra="", kids=field)
-    (tmp_path / "a.xml").write_text("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
-                                    f'<hierarchy rotation="0">{root}</hierarchy>')
-    (tmp_path / "s.yaml").write_text(
-        "scenario: 1\nstart: a\nsystem_ui:\n  status_bar: false\n  nav_bar: none\n"
-        "  keyboard: false\napps:\n  - package: com.example.app\n    activity: .Main\n"
-        "    screens:\n      a:\n        xml: a.xml\n")
-    with VirtualPhone(tmp_path / "s.yaml", port=free_port()) as p:
+    field = node("android.widget.EditText", "[100,300][980,450]", text="Code",
+                 rid="com.example.app:id/code", clickable=True,
+                 extra=' hint="Code" maxlength="4"')
+    root = node("android.widget.FrameLayout", "[0,0][1080,2400]",
+                rid="com.example.app:id/root", children=field)
+    with VirtualPhone(bare_app(tmp_path, {"a": root}), port=free_port()) as p:
         yield p
 
 
