@@ -82,14 +82,14 @@ LAYERS: list[list[str]] = [
     v("screens.screen_model"),
     v("screens.web"),  # the real browser behind web screens
     v("screens.web_input"),  # touch, text and keys into a page
-    v("screens.touch"),
+    v("screens.touch", "screens.replay"),  # the replay: keys' codes, gestures' timing
     v("screens.gestures"),
     v("screens.keys"),
     v("screens.reactions"),
     v("screens.render", "screens.paint"),
     v("screens.filters", "screens.system_ui"),
     v("screens.state"),
-    v("screens.display", "screens.clock", "screens.replay"),
+    v("screens.display", "screens.clock"),
     # scenario files
     v("scenario"),
     v("scenario.loader"),

@@ -41,7 +41,7 @@ from baremobile.android.shell_words import (
     validate_package,
 )
 from baremobile.device.core import Device
-from baremobile.device.touch import display_command, read_screen
+from baremobile.device.touch import Touch, display_command
 from baremobile.errors import InvalidArgument, Unsupported
 
 __all__ = ["BATTERY_STATUS", "ORIENTATIONS", "STATUSBAR", "System"]
@@ -72,7 +72,7 @@ class System:
             f"settings get system accelerometer_rotation; {display_command(self.device.api_level)}"
         ).text
         first, _, rest = text.partition("\n")
-        shown = read_screen(self.device, rest)
+        shown = Touch(self.device).screen(rest)
         return {"orientation": orientation_of(shown.rotation, (shown.natural_w, shown.natural_h)),
                 "rotation": shown.rotation, "auto": first.strip() == "1"}
 
@@ -84,7 +84,7 @@ class System:
         if orientation == "auto":
             commands = [["settings", "put", "system", "accelerometer_rotation", "1"]]
         elif orientation in ORIENTATIONS:
-            shown = read_screen(self.device)
+            shown = Touch(self.device).screen()
             natural = (shown.natural_w, shown.natural_h)
             commands = [["settings", "put", "system", "accelerometer_rotation", "0"],
                         ["settings", "put", "system", "user_rotation",

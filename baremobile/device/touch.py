@@ -104,19 +104,6 @@ def parse_screen(text: str) -> Screen | None:
     return Screen(d.current[0], d.current[1], d.rotation, d.natural[0], d.natural[1])
 
 
-def read_screen(device: Device, text: str | None = None) -> Screen:
-    """Display 0 now: ``text`` is :func:`display_command`'s output when the caller read it
-    already (else it is read here). An unknown dumpsys layout gives ``wm size`` at
-    rotation 0, natural as it is now."""
-    if text is None:
-        text = device.transport.shell(display_command(device.api_level)).text
-    found = parse_screen(text)
-    if found is None:
-        w, h = device.screen_size()
-        return Screen(w, h, 0, w, h)
-    return found
-
-
 class Touch:
     """Gestures on one :class:`~baremobile.device.core.Device`."""
 
@@ -136,9 +123,17 @@ class Touch:
             self._probe = Probe(self.device.api_level, bool(rest.strip()), ts, getevent)
         return self._probe
 
-    def screen(self) -> Screen:
-        """The display's size and rotation now (:func:`read_screen`)."""
-        return read_screen(self.device)
+    def screen(self, text: str | None = None) -> Screen:
+        """The display's size and rotation now: ``text`` is :func:`display_command`'s output
+        when the caller read it already (else it is read here). An unknown dumpsys layout
+        gives ``wm size`` at rotation 0, natural as it is now."""
+        if text is None:
+            text = self.device.transport.shell(display_command(self.device.api_level)).text
+        found = parse_screen(text)
+        if found is None:
+            w, h = self.device.screen_size()
+            return Screen(w, h, 0, w, h)
+        return found
 
     # -- running a plan -------------------------------------------------------------------
     def play(self, plan: GesturePlan, screen: Screen, *, timeout: float = 60.0) -> str:

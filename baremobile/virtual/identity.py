@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["RELEASES", "default_props", "default_settings"]
+__all__ = ["RELEASES", "app_uid", "default_props", "default_settings"]
 
 RELEASES = {
     23: "6.0",
@@ -23,6 +23,11 @@ RELEASES = {
     35: "15",
     36: "16",
 }
+
+
+def app_uid(package: str) -> int:
+    """The uid an app's package has here (``u0a<uid - 10000>``): the same every run."""
+    return 10000 + sum(map(ord, package)) % 900
 
 
 def default_props(api_level: int, serial: str, density: int) -> dict[str, str]:

@@ -27,7 +27,7 @@ from baremobile.virtual.answers import Answers
 from baremobile.virtual.chromium import CHROMIUM_ENV, Chromium, ChromiumError, find_chromium
 from baremobile.virtual.events import EventLog
 from baremobile.virtual.fs import FileSystem
-from baremobile.virtual.identity import default_props, default_settings
+from baremobile.virtual.identity import app_uid, default_props, default_settings
 from baremobile.virtual.inputdev import InputDevice, MultiTouchDecoder
 from baremobile.virtual.profiles import resolve
 from baremobile.virtual.sockets import DevToolsSocket, devtools_sockets, proc_net_unix
@@ -397,17 +397,12 @@ class PhoneModel:
         return rows
 
     # -- apps -----------------------------------------------------------------------------
-    @staticmethod
-    def app_uid(package: str) -> int:
-        """The uid an app's package has here (``u0a<uid - 10000>``): the same every run."""
-        return 10000 + sum(map(ord, package)) % 900
-
     def mark_running(self, package: str) -> int:
         """Remember that ``package`` has a process (for ``pidof``); returns its pid."""
         with self.lock:
             if package not in self.running:
                 pid = self.running[package] = self.new_pid() + 6000
-                uid = self.app_uid(package)
+                uid = app_uid(package)
                 self.log("I", "ActivityManager", f"Start proc {pid}:{package}/u0a{uid - 10000} "
                          "for top-activity", pid=1000)
                 self.log("I", "ActivityThread", f"Bind application {package}", pid=pid)

@@ -17,6 +17,7 @@ from typing import Any
 
 from baremobile.virtual.commands.intents import apk_path, packages, qualify, short_component
 from baremobile.virtual.commands.registry import command
+from baremobile.virtual.identity import app_uid
 from baremobile.virtual.shell.process import Proc, err, out
 
 Gen = Generator[tuple[int, bytes], None, int]
@@ -59,7 +60,7 @@ def _dumpsys_input_method(p: Proc) -> str:
     pkg, act, field, shown = st["package"], st["activity"], st["field"], st["shown"]
     act_short = act.rsplit(".", 1)[-1] if act else "Activity"
     h = _hash8(pkg + act)
-    uid = p.model.app_uid(pkg)
+    uid = app_uid(pkg)
     pid = p.model.mark_running(pkg) if pkg else 0  # the focused app has a process
     client = (f"ClientState{{{_hash8(pkg)} mUid={uid} mPid={pid} mSelfReportedDisplayId=0}}"
               if api >= 33 else f"ClientState{{{_hash8(pkg)} uid {uid} pid {pid}}}")

@@ -18,6 +18,7 @@ from baremobile.virtual.commands.intents import (
     short_component,
 )
 from baremobile.virtual.commands.registry import command
+from baremobile.virtual.identity import app_uid
 from baremobile.virtual.shell.process import Gen, Proc, decode, err, out
 
 # -- pm ----------------------------------------------------------------------------------
@@ -57,7 +58,7 @@ def _pm_list(p: Proc, args: list[str]) -> Gen:
             line += apk_path(pkg) + "="
         line += pkg.name
         if "U" in flags:
-            line += f" uid:{p.model.app_uid(pkg.name) if not pkg.system else 1000}"
+            line += f" uid:{app_uid(pkg.name) if not pkg.system else 1000}"
         if "--show-versioncode" in flags and p.api_level >= 28:
             line += f" versionCode:{pkg.version_code}"
         if "i" in flags:
