@@ -127,7 +127,7 @@ class ActionVerbs(WebVerbs):
             start, end = (cx - half_w, cy), (cx + half_w, cy)
         self.device.swipe(*start, *end, ms)
 
-    @verb(acts=True)
+    @verb(acts=True, secret=("text",))
     def type(self, target: Target | None, text: str, *, clear: bool = False,
              submit: bool = False) -> None:
         """Type ``text`` into a field so that it holds exactly that text.

@@ -53,7 +53,7 @@ def _value(field: RefNode) -> str:
 class EditVerbs(ActionVerbs):
     """``edit_text`` (see the module's docs)."""
 
-    @verb(acts=True)
+    @verb(acts=True, secret=("text", "search"))
     def edit_text(self, target: Target, text: str = "", *, offset: int | None = None,
                   start: int | None = None, end: int | None = None,
                   search: str | None = None) -> str:

@@ -35,14 +35,14 @@ class FileVerbs(PageBase):
         """Delete a device file (a folder and its content only with ``recursive``)."""
         self._files.delete(path, recursive=recursive)
 
-    @verb()
+    @verb(secret=("data",))
     def append_file(self, path: str, data: bytes | str) -> int:
         """Add text (UTF-8) or bytes at the end of a device file (created if missing);
         returns its new size."""
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         return self._files.append(path, payload)
 
-    @verb()
+    @verb(secret=("data",))
     def push(self, data: bytes | str | Path, device_path: str) -> None:
         """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
         self.transport.push(bytes_of(data, "push"), device_path)
@@ -75,7 +75,7 @@ class FileVerbs(PageBase):
         those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``."""
         return self._files.read_lines(path, start, count)
 
-    @verb()
+    @verb(secret=("old", "new"))
     def replace_in_file(self, path: str, old: str, new: str, *,
                         replace_all: bool = False) -> int:
         """Replace ``old`` with ``new`` in a device text file (UTF-8): the first occurrence,

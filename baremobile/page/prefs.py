@@ -42,7 +42,7 @@ class PrefsVerbs(PageBase):
         text = self._prefs.read(package, file)
         return {e.name: _as_data(e) for e in prefs.parse(text)}
 
-    @verb()
+    @verb(secret=("value",))
     def set_preference(self, package: str, file: str, key: str, value: Any,
                        type: str = "STRING", *, stop_app: bool = True  # noqa: A002
                        ) -> dict[str, dict[str, Any]]:

@@ -81,7 +81,7 @@ class ReadVerbs(PageBase):
             box = found[sel.index]
         return {id(node) for node in box.walk() if node is not box}
 
-    @verb()
+    @verb(waits="timeout")
     def ui_xml(self, *, timeout: float = 30.0) -> str:
         """The screen's hierarchy exactly as ``uiautomator dump`` writes it (every node,
         every attribute), without the status line the dump command prints before it.

@@ -5,7 +5,8 @@ the page's observers (tracing), and how a verb says it sent nothing (:func:`refu
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
@@ -15,7 +16,8 @@ from baremobile.snapshot import RefNode, Snapshot
 if TYPE_CHECKING:
     from baremobile.page.base import PageBase
 
-__all__ = ["Step", "StepObserver", "Typed", "refused", "sent_nothing", "verb"]
+__all__ = ["Step", "StepObserver", "Typed", "VerbFacts", "facts", "refused", "secret_values",
+           "sent_nothing", "verb"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 E = TypeVar("E", bound=BaseException)
@@ -65,11 +67,58 @@ def sent_nothing(exc: BaseException) -> bool:
     return isinstance(exc, InvalidArgument) or bool(getattr(exc, "nothing_sent", False))
 
 
-def verb(*, acts: bool = False) -> Callable[[F], F]:
+@dataclass(frozen=True)
+class VerbFacts:
+    """What a verb says about its calls — the one place each of these facts is kept; every
+    door (the tool rows, traces, logs, the daemon's deadlines) reads them from here.
+
+    ``acts``: the verb may change the screen (refs taken before it are read again);
+    ``secret``: the parameters whose values are never logged or recorded as given (typed
+    text, a file's or the clipboard's content, a preference's value), only their length;
+    ``waits``: the parameter holding the seconds the verb may wait by itself (its own
+    deadline), or None."""
+
+    name: str
+    acts: bool = False
+    secret: tuple[str, ...] = ()
+    waits: str | None = None
+
+
+def facts(fn: Any) -> VerbFacts | None:
+    """The :class:`VerbFacts` of a Page verb (a function, bound method or the name of one on
+    :class:`~baremobile.page.Page`), or None for anything that is not a verb."""
+    if isinstance(fn, str):
+        from baremobile.page import Page
+
+        fn = getattr(Page, fn, None)
+    fn = getattr(fn, "__func__", fn)
+    found = getattr(fn, "__baremobile_verb__", None)
+    return found if isinstance(found, VerbFacts) else None
+
+
+def secret_values(fn: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+                  ) -> dict[str, Any]:
+    """``{parameter: value}`` of the secret parameters (:attr:`VerbFacts.secret`) given in
+    one call of verb ``fn`` with ``args`` (after ``self``) and ``kwargs``."""
+    known = facts(fn)
+    if known is None or not known.secret:
+        return {}
+    fn = getattr(fn, "__func__", fn)
+    try:
+        bound = inspect.signature(fn).bind_partial(None, *args, **kwargs)
+    except TypeError:  # a call the verb itself refuses: hide every argument that may be one
+        return {k: v for k, v in kwargs.items() if k in known.secret} | \
+            {f"#{i}": v for i, v in enumerate(args) if isinstance(v, (str, bytes))}
+    return {k: v for k, v in bound.arguments.items() if k in known.secret}
+
+
+def verb(*, acts: bool = False, secret: tuple[str, ...] = (),
+         waits: str | None = None) -> Callable[[F], F]:
     """Make a method a verb of the page: it runs under the page's guard
     (:meth:`PageBase._using`), is shown to the page's observers when it is the outermost
     call, and — with ``acts`` — counts as something that may have changed the screen
     (unless it raised before sending anything: :func:`refused`, invalid arguments).
+    ``secret`` and ``waits`` are facts of its calls (:class:`VerbFacts`).
 
     A whole screen an outermost verb returns (a :class:`Snapshot` that is not a diff) is
     what its caller was shown: later ``snapshot(diff=True)`` calls may be diffs against it.
@@ -78,6 +127,11 @@ def verb(*, acts: bool = False) -> Callable[[F], F]:
 
     def wrap(fn: F) -> F:
         name = fn.__name__
+        params = inspect.signature(fn).parameters
+        for p in (*secret, *((waits,) if waits else ())):
+            if p not in params:
+                raise TypeError(f"verb {name}: no parameter {p!r} to mark")
+        known = VerbFacts(name, acts, tuple(secret), waits)
 
         @functools.wraps(fn)
         def run(self: PageBase, *args: Any, **kwargs: Any) -> Any:
@@ -90,7 +144,7 @@ def verb(*, acts: bool = False) -> Callable[[F], F]:
                         frame.step.result = result
                 return result
 
-        run.__baremobile_verb__ = {"acts": acts}  # type: ignore[attr-defined]
+        run.__baremobile_verb__ = known  # type: ignore[attr-defined]
         return cast(F, run)
 
     return wrap

@@ -89,7 +89,7 @@ class SystemVerbs(PageBase):
         :class:`~baremobile.errors.Unsupported` with the device's answer."""
         self._system.clipboard_probe("read")
 
-    @verb()
+    @verb(secret=("text",))
     def set_clipboard(self, text: str) -> None:
         """Put text on the clipboard — not possible over ADB on stock Android: raises
         :class:`~baremobile.errors.Unsupported` with the device's answer."""
@@ -129,7 +129,7 @@ class SystemVerbs(PageBase):
                       DeprecationWarning, stacklevel=3)
         return str(self._system.logcat(lines=lines, tag=tag)["log"])
 
-    @verb(acts=True)
+    @verb(acts=True, waits="timeout")
     def shell(self, command: str, *, timeout: float | None = None) -> str:
         """Run a raw shell command and return its stdout (raises on a non-zero exit).
 

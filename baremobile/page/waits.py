@@ -51,7 +51,7 @@ class WaitVerbs(ActionVerbs):
     """Waiting for the screen, and scrolling until something shows (see the module's docs)."""
 
     # -- waiting ------------------------------------------------------------------------
-    @verb()
+    @verb(waits="seconds")
     def wait(self, seconds: float) -> None:
         """Do nothing for ``seconds`` (0–600): an app loading, an animation, pacing. The
         page's cancel stops it at once."""
@@ -63,7 +63,7 @@ class WaitVerbs(ActionVerbs):
         if seconds:
             token.sleep(float(seconds), f"waiting {seconds:g} s")
 
-    @verb()
+    @verb(waits="timeout")
     def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5,
                       fail: bool = True) -> Snapshot | None:
         """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot
@@ -80,7 +80,7 @@ class WaitVerbs(ActionVerbs):
                 raise
             return None
 
-    @verb()
+    @verb(waits="timeout")
     def wait_for(
         self,
         selector: Selector | Mapping[str, Any],
@@ -110,12 +110,12 @@ class WaitVerbs(ActionVerbs):
             return found[sel.index] if gone and len(found) > sel.index else None
         return sel.matches(snap)[sel.index]
 
-    @verb()
+    @verb(waits="timeout")
     def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
         """Snapshot until two consecutive dumps are identical."""
         return self.snapshot(stable=True, timeout=timeout)
 
-    @verb()
+    @verb(waits="timeout")
     def wait_idle(self, *, timeout: float = 10.0, match_percentage: float = 100.0,
                   interval: float = 0.5, fail: bool = True) -> Idle:
         """Snapshot every ``interval`` seconds until two in a row are at least

@@ -23,7 +23,7 @@ __all__ = ["WebVerbs", "WEB_TIMEOUT"]
 class WebVerbs(PageBase):
     """``eval_js`` and the web side of ``type``."""
 
-    @verb()
+    @verb(acts=True, waits="timeout")
     def eval_js(self, expression: str, *, timeout: float = 10.0, allowed: bool = False) -> Any:
         """The value of a JavaScript expression in the page the foreground WebView (or
         Chrome's tab) shows — only when ``page.allow_eval = True`` was set (a script sees
