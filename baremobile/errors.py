@@ -29,6 +29,7 @@ __all__ = [
     "HINT_VERBS",
     "PYTHON_VERBS",
     "vocabulary",
+    "register_verb",
     "say",
     "BaremobileError",
     "DeviceNotFound",
@@ -55,6 +56,7 @@ __all__ = [
     "NotEditable",
     "TextMismatch",
     "InvalidArgument",
+    "ResourceNotFound",
     "UnsupportedText",
     "InvalidScenario",
     "Unsupported",
@@ -70,31 +72,27 @@ __all__ = [
     "PageNavigated",
 ]
 
-#: What a hint can point to, in each front door's words: one row per thing, one phrase per
-#: door. ``python`` — the Python API; ``tools`` — a model calling tools (``{p}`` is the
-#: tool-name prefix); ``cli`` — the ``baremobile`` command; ``daemon`` — a program speaking
-#: the daemon's socket protocol (it falls back to the tools' phrase). A hint names a row as
-#: ``{key}``; each door renders it with :func:`vocabulary`, so a CLI user never reads a
-#: daemon method and a model never reads a shell command it cannot run.
+#: What a hint can point to that is not a tool, in each front door's words: one row per
+#: thing, one phrase per door. ``python`` — the Python API; ``tools`` — a model calling tools
+#: (``{p}`` is the tool-name prefix); ``cli`` — the ``baremobile`` command; ``daemon`` — a
+#: program speaking the daemon's socket protocol (it falls back to the tools' phrase). A hint
+#: names a row as ``{key}``; each door renders it with :func:`vocabulary`, so a CLI user never
+#: reads a daemon method and a model never reads a shell command it cannot run.
+#:
+#: A hint names a *tool* as ``{tool_name}`` (``{snapshot}``, ``{list_apps}``): the tool
+#: table's renderer (:func:`baremobile.tools.render.hint_words`) words it for each door
+#: from the tool's row; in Python it is the tool's verb, ``page.<name>()`` (a test checks
+#: that every tool a hint names has a verb of that name).
 HINT_VERBS: Mapping[str, Mapping[str, str]] = {
-    "snapshot": {"python": "page.snapshot()", "tools": "the {p}snapshot tool",
-                 "cli": "baremobile snapshot"},
     "last_snapshot": {"python": "page.last_snapshot", "tools": "the last {p}snapshot result",
                       "cli": "the last snapshot printed"},
-    "back": {"python": "page.back()", "tools": "the {p}back tool", "cli": "baremobile back"},
     "wakeup": {"python": "page.press('wakeup')", "tools": "the {p}press tool with key 'wakeup'",
                "cli": "baremobile press wakeup"},
-    "screenshot": {"python": "page.screenshot()", "tools": "the {p}screenshot tool",
-                   "cli": "baremobile screenshot"},
-    "apps": {"python": "page.apps()", "tools": "the {p}list_apps tool",
-             "cli": "baremobile list-apps"},
     "devices": {"python": "baremobile.devices()", "tools": "the {p}devices tool",
                 "cli": "baremobile devices"},
     "pick_device": {"python": "connect(device='<serial>')",
                     "tools": "pass device='<serial>' (or set it once with {p}configure)",
                     "cli": "-d <serial>"},
-    "list_files": {"python": "page.shell('ls -l <folder>')", "tools": "the {p}list_files tool",
-                   "cli": "baremobile list-files <folder>"},
     "reconnect": {"python": "connect() again to get a new page",
                   "tools": "call again: the next call connects afresh",
                   "cli": "run the command again"},
@@ -135,11 +133,20 @@ def vocabulary(door: str, prefix: str = "") -> dict[str, str]:
 PYTHON_VERBS: Mapping[str, str] = vocabulary("python")
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+#: the Page's verbs (each registers itself: :func:`register_verb`), which a hint may name
+_PAGE_VERBS: set[str] = set()
+
+
+def register_verb(name: str) -> None:
+    """``name`` is a Page verb: a hint's ``{name}`` is ``page.name()`` in Python (the tool
+    of that name, at the tool doors)."""
+    _PAGE_VERBS.add(name)
 
 
 def say(template: str, verbs: Mapping[str, str] | None = None) -> str:
     """``template`` with its ``{verb}`` placeholders named in ``verbs`` (Python's wording
-    for any the vocabulary lacks; unknown placeholders stay as written)."""
+    for any the vocabulary lacks — a Page verb is ``page.<name>()``; unknown placeholders
+    stay as written)."""
     if "{" not in template:
         return template
 
@@ -147,7 +154,9 @@ def say(template: str, verbs: Mapping[str, str] | None = None) -> str:
         key = m.group(1)
         if verbs is not None and key in verbs:
             return verbs[key]
-        return PYTHON_VERBS.get(key, m.group(0))
+        if key in PYTHON_VERBS:
+            return PYTHON_VERBS[key]
+        return f"page.{key}()" if key in _PAGE_VERBS else m.group(0)
 
     return _PLACEHOLDER.sub(name, template)
 
@@ -456,6 +465,14 @@ class InvalidArgument(BaremobileError, ValueError):
     """An argument was rejected before anything was sent to the device."""
 
     code = "INVALID_ARGUMENT"
+
+
+class ResourceNotFound(InvalidArgument):
+    """An MCP resource URI no door serves (``resources/read``)."""
+
+    code = "RESOURCE_NOT_FOUND"
+    category = "INVALID_ARGUMENT"
+    default_hint = "resources/list lists the resources; resources/list-templates their forms"
 
 
 class UnsupportedText(InvalidArgument):

@@ -25,14 +25,13 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from baremobile.cli.output import CLI_VERBS
 from baremobile.errors import BaremobileError, InvalidArgument, InvalidScenario
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CLI_VERBS", "OTHER_COMMANDS", "build_parser", "command_names", "main"]
+__all__ = ["OTHER_COMMANDS", "build_parser", "command_names", "main"]
 
 
 

@@ -43,15 +43,24 @@ TABLE = Path(__file__).with_name("commands.json")
 SELECTOR_FIELDS = ("text", "text_contains", "desc", "desc_contains", "id", "role", "class_name",
                    "index")
 
-_tools: list[dict[str, Any]] | None = None
+_table: dict[str, Any] | None = None
+
+
+def _read() -> dict[str, Any]:
+    global _table
+    if _table is None:
+        _table = json.loads(TABLE.read_text(encoding="utf-8"))
+    return _table
 
 
 def tools() -> list[dict[str, Any]]:
     """Every tool as the CLI knows it (the table's order)."""
-    global _tools
-    if _tools is None:
-        _tools = json.loads(TABLE.read_text(encoding="utf-8"))["tools"]
-    return _tools
+    return _read()["tools"]  # type: ignore[no-any-return]
+
+
+def hint_words() -> dict[str, str]:
+    """How a hint names each tool on the command line (``baremobile list-apps``)."""
+    return dict(_read()["hint_words"])
 
 
 def by_command() -> dict[str, dict[str, Any]]:

@@ -187,7 +187,7 @@ class Apps:
         found = base_apk(parse_pm_path(r.stdout))
         if found is None:
             raise InvalidArgument(f"{package} is not installed on {self.device.serial}",
-                                  hint="list the packages with {apps}")
+                                  hint="list the packages with {list_apps}")
         return found
 
     def launchable(self) -> list[str]:
@@ -275,5 +275,5 @@ class Apps:
             f"could not uninstall {package}: {why}", command=command_line(argv),
             exit_code=r.exit_code, output=said,
             hint=("system apps and unknown packages cannot be uninstalled: check the name "
-                  "with {apps}; a system app can only be stopped or have its data cleared")
+                  "with {list_apps}; a system app can only be stopped or have its data cleared")
             if system else "the device refused; the message says why")

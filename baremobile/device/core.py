@@ -253,7 +253,7 @@ class Device:
         if "No activities found" in said or "monkey aborted" in said or r.exit_code != 0:
             raise InvalidArgument(
                 f"{package} has no launchable activity on {self.serial} (is it installed?)",
-                hint="check the package name with {apps}",
+                hint="check the package name with {list_apps}",
             )
 
     def start_activity(
