@@ -54,12 +54,15 @@ class AppVerbs(PageBase):
 
     @verb(acts=True)
     def stop_app(self, package: str) -> None:
-        """Force-stop an app (``am force-stop``): its processes end, its task goes."""
+        """Force-stop an app (``am force-stop``): its processes end, its task goes (the next
+        launch starts it afresh). A package that is not installed is ``INVALID_ARGUMENT``,
+        as for the other app verbs (``am force-stop`` alone would answer success)."""
         self.device.force_stop(validate_package(package))
 
     @verb(acts=True)
     def clear_app_data(self, package: str) -> None:
-        """Erase an app's data and stop it (``pm clear``), as a fresh install has it."""
+        """Erase an app's data and stop it (``pm clear``), as a fresh install has it; a
+        package that is not installed is ``INVALID_ARGUMENT``."""
         self.device.clear_data(validate_package(package))
 
     @verb()

@@ -97,18 +97,18 @@ class WaitVerbs(ActionVerbs):
         sel = Selector.of(selector)
         try:
             if gone:
-                self._poll(lambda s: len(sel.matches(s)) <= sel.index, f"{sel} to disappear",
+                self._poll(lambda s: len(sel.matches(s)) <= sel.position, f"{sel} to disappear",
                            timeout, interval, happened="did not disappear")
                 return None
-            snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout,
+            snap = self._poll(lambda s: len(sel.matches(s)) > sel.position, str(sel), timeout,
                               interval)
         except CommandTimeout:
             if fail:
                 raise
             last = self._last
             found = sel.matches(last) if last is not None else []
-            return found[sel.index] if gone and len(found) > sel.index else None
-        return sel.matches(snap)[sel.index]
+            return found[sel.position] if gone and len(found) > sel.position else None
+        return sel.matches(snap)[sel.position]
 
     @verb(waits="timeout")
     def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
@@ -199,10 +199,10 @@ class WaitVerbs(ActionVerbs):
         area = self._scroll_area(target)  # resolved once: the element may scroll away
         for _ in range(limit + 1):
             found = sel.matches(snap)
-            if len(found) > sel.index:
+            if len(found) > sel.position:
                 if click_after:
                     self.tap(sel)  # the snapshot just taken resolves it
-                return found[sel.index]
+                return found[sel.position]
             before = snap.text
             self._swipe_within(area, direction, 0.6, 400)
             snap = self.snapshot()
