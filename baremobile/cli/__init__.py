@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import contextvars
 import signal
 import sys
 from collections.abc import Sequence
@@ -118,12 +119,20 @@ class UsageError(Exception):
         self.message = message
 
 
+#: whether usage errors are raised (inside :func:`main`, which shows them) or printed with
+#: argparse's exit (a parser from :func:`build_parser` used elsewhere)
+_RAISING = contextvars.ContextVar("baremobile_cli_raising", default=False)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are raised (:class:`UsageError`), not printed; every
-    sub-parser is one too (``add_subparsers`` makes its parsers of the parent's class)."""
+    """argparse whose usage errors :func:`main` raises (:class:`UsageError`) rather than
+    prints; every sub-parser is one too (``add_subparsers`` makes its parsers of the
+    parent's class)."""
 
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        raise UsageError(self, message)
+        if _RAISING.get():
+            raise UsageError(self, message)
+        super().error(message)
 
 
 def _usage_error(exc: UsageError, as_json: bool) -> int:
@@ -329,12 +338,20 @@ def _adb_server(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``baremobile`` console script."""
-    from baremobile.cli.output import print_error
-
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets
         with contextlib.suppress(AttributeError, ValueError, OSError):  # its escape, not a
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # crash
     argv = list(sys.argv[1:] if argv is None else argv)
+    token = _RAISING.set(True)
+    try:
+        return _main(argv)
+    finally:
+        _RAISING.reset(token)
+
+
+def _main(argv: list[str]) -> int:
+    from baremobile.cli.output import print_error
+
     found = _command_in(argv)
     only = None
     if found is not None:

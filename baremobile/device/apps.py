@@ -251,7 +251,9 @@ class Apps:
                 raise CommandFailed(f"pm install failed: {why}"
                                     + (f" ({result.detail})" if result.detail else ""),
                                     exit_code=r.exit_code, output=said,
-                                    hint=_INSTALL_HINTS.get(result.reason or "", ""))
+                                    hint=_INSTALL_HINTS.get(result.reason or "") or (
+                                        _INSTALL_HINTS["INSTALL_PARSE_FAILED_NOT_APK"]
+                                        if "Failed to parse" in why else ""))
             with self._lock:
                 self._labels.clear()
             return said

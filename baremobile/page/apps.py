@@ -15,6 +15,7 @@ from baremobile.device.apps import App
 from baremobile.localfiles import bytes_of
 from baremobile.page.base import PageBase
 from baremobile.page.steps import verb
+from baremobile.transport.progress import Progress, shown
 
 __all__ = ["AppVerbs"]
 
@@ -47,10 +48,16 @@ class AppVerbs(PageBase):
         return self._apps.uninstall(package, keep_data=keep_data)
 
     @verb()
-    def install(self, apk: bytes | str | Path, *, replace: bool = True) -> str:
+    def install(self, apk: bytes | str | Path, *, replace: bool = True,
+                progress: Progress | None = None) -> str:
         """Install an APK (its bytes, or the path of a local file): pushed, then ``pm install``
-        (``replace``: over an installed version, keeping its data); returns pm's answer."""
-        return self._apps.install(bytes_of(apk, "install"), replace=replace)
+        (``replace``: over an installed version, keeping its data); returns pm's answer.
+        ``progress``: ``progress(done_bytes, total_bytes)`` while the APK is pushed, or
+        ``True`` for a bar. A file that is no APK is refused (``COMMAND_FAILED``, with pm's
+        reason)."""
+        payload = bytes_of(apk, "install")
+        with shown(progress, "install"):
+            return self._apps.install(payload, replace=replace)
 
     @verb(acts=True)
     def stop_app(self, package: str) -> None:
