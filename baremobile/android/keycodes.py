@@ -179,8 +179,11 @@ def keycode(key: str | int) -> int:
     if upper in KEYCODES:
         return KEYCODES[upper]
     known = ", ".join(sorted(ALIASES))
-    near = did_you_mean(norm.lower(), ALIASES) or did_you_mean(
-        upper, [k for k in KEYCODES if not k.isdigit()], cutoff=0.75)
+    names = [k for k in KEYCODES if not k.isdigit()]
+    if norm.upper().startswith("KEYCODE_"):  # an Android name: the Android name nearest
+        near = did_you_mean(upper, names, cutoff=0.75, shown="KEYCODE_{}")
+    else:
+        near = did_you_mean(norm.lower(), ALIASES) or did_you_mean(upper, names, cutoff=0.75)
     raise InvalidArgument(
         f"unknown key {key!r}{near}",
         hint=f"use a key code number, an Android name like 'KEYCODE_MEDIA_PLAY', "
