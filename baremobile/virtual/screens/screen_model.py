@@ -7,8 +7,9 @@ way::
     screen_model ─► touch ─► gestures
                       │ ─► keys ─► reactions ─► state ─► display, clock
                       │                             ▲
-                      └─► render ─► filters, system_ui
+                      └─► render ─► filters, system_ui, shade
     screen_model ─► paint (the PNG of what render drew)
+    screen_model ─► installs (what pm install adds: a screen, a launcher icon) ─► display
     screen_model ─► web (a real browser behind web screens) ─► web_input, state, display
 
 See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the rooms.
