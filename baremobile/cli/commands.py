@@ -73,13 +73,9 @@ def by_name() -> dict[str, dict[str, Any]]:
 
 def suggest(word: str, known: list[str]) -> str | None:
     """The known command closest to a mistyped ``word`` (None: nothing is close)."""
-    import difflib
+    from baremobile.suggest import closest
 
-    close = difflib.get_close_matches(word.lower().replace("_", "-"), known, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    starts = [k for k in known if k.startswith(word.lower()) or word.lower().startswith(k)]
-    return starts[0] if len(starts) == 1 else None
+    return closest(word, known)
 
 
 # ---------------------------------------------------------------------------------------
