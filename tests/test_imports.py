@@ -65,7 +65,8 @@ LAYERS: list[list[str]] = [
     ["baremobile.transport"],
     ["baremobile.android"],  # no I/O: command lines, plans, parsers of command output
     ["baremobile.errors"],
-    ["baremobile.safetext", "baremobile.suggest"],  # text made encodable; "did you mean" (stdlib)
+    ["baremobile.hints"],  # how hints name things at each door (no I/O)
+    ["baremobile.safetext", "baremobile.suggest", "baremobile.timeouts"],  # stdlib only
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone
     v("phone"),

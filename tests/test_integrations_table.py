@@ -13,8 +13,8 @@ import time
 import pytest
 
 from baremobile import connect, tools
-from baremobile.tools import render
 from baremobile.errors import InvalidArgument
+from baremobile.tools import render
 
 FRAMEWORKS = {"langchain": "langchain_core", "pydantic_ai": "pydantic_ai",
               "openai_agents": "agents"}

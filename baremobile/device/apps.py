@@ -277,7 +277,7 @@ class Apps:
         if thrown is not None and thrown.message.startswith("Unknown package"):
             raise InvalidArgument(f"{package} is not installed on {self.device.serial} (pm "
                                   f"{verb} answered {str(thrown)[:200]!r})",
-                                  hint="list the packages with {apps}")
+                                  hint="list the packages with {list_apps}")
         line = str(thrown) if thrown is not None else (said.strip() or
                                                        f"exit status {r.exit_code}")
         raise CommandFailed(f"pm {verb} failed: {line[:300]}",

@@ -320,7 +320,7 @@ class Device:
         r = self.transport.shell(line)
         if not parse_pm_path(r.stdout):
             raise InvalidArgument(f"{package} is not installed on {self.serial}",
-                                  hint="list the packages with {apps}")
+                                  hint="list the packages with {list_apps}")
         if r.exit_code != 0:
             said = [ln.strip() for ln in decode(r.stdout + r.stderr).splitlines()
                     if ln.strip() and not ln.startswith("package:")]

@@ -54,7 +54,7 @@ class Prefs:
                                     f"({quoted})", device_output=said)
             if refused.reason == "unknown":
                 raise InvalidArgument(f"{package} is not installed on {self.device.serial} "
-                                      f"({quoted})", hint="list the packages with {apps}")
+                                      f"({quoted})", hint="list the packages with {list_apps}")
             if refused.reason != "other":
                 raise NotDebuggable(f"run-as refused {package}: {quoted}",
                                     device_output=said,

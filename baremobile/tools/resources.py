@@ -86,7 +86,7 @@ def parse(uri: Any) -> tuple[str, ToolSpec] | None:
     if m is None:
         raise ResourceNotFound(
             f"there is no resource {uri[:200]!r}",
-            hint=f"resources are {DEVICES_URI} and baremobile://device/{{serial}}/"
+            hint=f"resources are {DEVICES_URI} and baremobile://device/<serial>/"
                  f"{'|'.join(kinds)} (list them: resources/list)")
     serial = urllib.parse.unquote(m.group(1))
     if not serial.strip():
