@@ -48,7 +48,7 @@ def test_every_command_has_help_with_its_description_and_every_parameter(command
     if command not in DAEMON_COMMANDS:  # (devices: the daemon's pool)
         assert " ".join(tool["summary"].split()) in flat  # the row's description
     fields = set(tool["params"].get("selector", {}).get("fields", {}))
-    for name, info in tool["params"].items():
+    for name in tool["params"]:
         if name == "device" or (name in fields and name != "selector"):
             continue
         flag = "--" + name.replace("_", "-")

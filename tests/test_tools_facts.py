@@ -42,7 +42,7 @@ _JSON_TYPES = {"string", "integer", "number", "boolean", "object", "array", "nul
 
 def _schema(node: ast.Dict) -> bool:
     """Whether a dict literal is a JSON schema (``{"type": "string", …}``)."""
-    for key, value in zip(node.keys, node.values):
+    for key, value in zip(node.keys, node.values, strict=True):
         if isinstance(key, ast.Constant) and key.value == "type":
             return isinstance(value, ast.Constant) and value.value in _JSON_TYPES or \
                 isinstance(value, ast.List)
