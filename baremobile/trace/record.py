@@ -41,8 +41,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from baremobile.errors import InvalidArgument
-from baremobile.page.screenshot import shrink_png
-from baremobile.page.steps import facts, secret_values
 from baremobile.trace.format import FORMAT, RecordingExists, TraceWriter, xml_of
 from baremobile.trace.redact import Redactor, hidden_as
 
@@ -381,6 +379,8 @@ class Tracing:
     def _arguments(self, page: PageBase, step: Step, cur: dict[str, Any]
                    ) -> tuple[dict[str, Any], list[Any]]:
         """(the call's arguments by name, secrets hidden; the values hidden)."""
+        from baremobile.page.steps import facts, secret_values  # (page/ imports tracing)
+
         fn = getattr(type(page), step.verb, None)
         try:
             sig = inspect.signature(fn)  # type: ignore[arg-type]
@@ -484,6 +484,8 @@ class Tracing:
             png = page.device.screencap()
         except Exception as exc:
             return {"skipped": f"the device gave none ({type(exc).__name__}: {exc})"[:300]}
+        from baremobile.page.screenshot import shrink_png  # the one image gate
+
         try:
             png, size, scaled = shrink_png(png, opts["screenshot_width"])
         except Exception as exc:  # the one image gate refused it (too large, damaged)

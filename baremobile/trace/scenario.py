@@ -95,7 +95,7 @@ class _Screen:
     package: str
     size: tuple[int, int]
     rules: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    nodes: list[tuple[tuple[int, int, int, int], str, str]] | None = None
+    nodes: list[tuple[tuple[int, int, int, int], str, str, bool]] | None = None
 
 
 class _Builder:
@@ -151,8 +151,8 @@ class _Builder:
         sc.rules.append((trigger[0], {**trigger[1], "replace": target}))
 
 
-def _nodes(sc: _Screen) -> list[tuple[tuple[int, int, int, int], str, str]]:
-    """The dump's nodes: (bounds, the bounds as dumped, class), read once."""
+def _nodes(sc: _Screen) -> list[tuple[tuple[int, int, int, int], str, str, bool]]:
+    """The dump's nodes: (bounds, the bounds as dumped, class, scrollable), read once."""
     if sc.nodes is None:
         sc.nodes = []
         try:
@@ -163,7 +163,8 @@ def _nodes(sc: _Screen) -> list[tuple[tuple[int, int, int, int], str, str]]:
             m = _BOUNDS.fullmatch(el.get("bounds", ""))
             if m:
                 box = tuple(map(int, m.groups()))
-                sc.nodes.append((box, el.get("bounds", ""), el.get("class", "")))  # type: ignore[arg-type]
+                sc.nodes.append((box, el.get("bounds", ""), el.get("class", ""),  # type: ignore[arg-type]
+                                 el.get("scrollable") == "true"))
     return sc.nodes
 
 
@@ -171,10 +172,14 @@ def _sel(raw: str, cls: str) -> dict[str, Any]:
     return {"bounds": raw, **({"class": cls} if cls else {})}
 
 
-def _node_at(sc: _Screen, x: float, y: float) -> dict[str, Any] | None:
-    """The smallest node of the screen containing the point, as a selector."""
+def _node_at(sc: _Screen, x: float, y: float, *, scrollable: bool = False
+             ) -> dict[str, Any] | None:
+    """The smallest node of the screen containing the point (``scrollable``: of those that
+    scroll), as a selector."""
     best: tuple[int, dict[str, Any]] | None = None
-    for (x1, y1, x2, y2), raw, cls in _nodes(sc):
+    for (x1, y1, x2, y2), raw, cls, scrolls in _nodes(sc):
+        if scrollable and not scrolls:
+            continue
         area = (x2 - x1) * (y2 - y1)
         if x1 <= x < x2 and y1 <= y < y2 and area > 0 and (best is None or area < best[0]):
             best = (area, _sel(raw, cls))
@@ -190,7 +195,7 @@ def _element(sc: _Screen, step: dict[str, Any], point: list[int] | None
     b = t.get("raw_bounds") or t.get("bounds")
     if b:
         raw = "[{},{}][{},{}]".format(*b)
-        here = any(r == raw for _, r, _c in _nodes(sc))
+        here = any(node[1] == raw for node in _nodes(sc))
         inside = point is None or (b[0] <= point[0] < b[2] and b[1] <= point[1] < b[3])
         if here and inside:
             return _sel(raw, t.get("cls") or "")
@@ -210,9 +215,10 @@ def _touch(sc: _Screen, step: dict[str, Any], touch: dict[str, Any]
     if kind in ("tap", "long_press", "double_tap"):
         sel = _element(sc, step, points[0])
         return (kind, {kind: sel}) if sel else "no element lies where it touched"
-    if kind == "swipe":
+    if kind == "swipe":  # from the element scrolled (the target, else what scrolls there)
         out: dict[str, Any] = {"swipe": _direction(points[0], points[1])}
-        start = _node_at(sc, *points[0])
+        start = _element(sc, step, points[0]) if step.get("target") else \
+            _node_at(sc, *points[0], scrollable=True)
         if start is not None:
             out["from"] = start
         return "swipe", out
@@ -230,7 +236,7 @@ def _touch(sc: _Screen, step: dict[str, Any], touch: dict[str, Any]
     if len(paths) == 1 and len(paths[0]) == 2:  # one straight finger: sent as a swipe
         (_, x1, y1), (_, x2, y2) = paths[0]
         out = {"swipe": _direction([x1, y1], [x2, y2])}
-        start = _node_at(sc, x1, y1)
+        start = _node_at(sc, x1, y1, scrollable=True)
         if start is not None:
             out["from"] = start
         return "swipe", out
