@@ -337,7 +337,10 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
         lines.append(f"files not written to {folder}: {exc.strerror or exc}")
     else:
         try:
-            shot = page.screenshot().save(folder / "screenshot.png")
+            from baremobile.page.screenshot import Screenshot
+
+            # the device's screen, not a verb of the test: the trace shows the test's steps
+            shot = Screenshot(page.device.screencap()).save(folder / "screenshot.png")
             lines.append(f"screenshot: {shot}")
             report.user_properties.append(("baremobile_screenshot", str(shot)))
         except Exception as exc:

@@ -369,5 +369,6 @@
   else if (failingIndex >= 0) start = failingIndex;
   if (entries.length) select(start, true);
   else detail.appendChild(el('div', 'note', 'this trace has no steps'));
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = '1';
 })();
