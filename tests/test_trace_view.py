@@ -116,6 +116,11 @@ def test_the_view_shows_each_step_before_and_after_with_no_error_and_no_request(
         assert f"[ref={steps[2]['target']['ref']}]" in marked
         assert view.js("document.querySelectorAll('.pane')[1].querySelector('img') !== null")
         _shot(view, "trace-view-before-after.png")
+        # the device log lines of the step (the phone logs the tap it received)
+        view.js("[...document.querySelectorAll('.tabs nav button')].find(b => "
+                "b.textContent === 'Log').click()")
+        x, y = steps[2]["sent"][0]["points"][0]
+        assert f"tap x={x} y={y}" in view.js("document.querySelector('.tabs .log').textContent")
         # the filmstrip, and clicking it
         thumbs = view.js("document.querySelectorAll('#filmstrip .thumb').length")
         assert thumbs == len({s["screenshot"]["file"] for s in steps

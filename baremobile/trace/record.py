@@ -60,8 +60,6 @@ TYPED_ENV = "BAREMOBILE_TRACE_TYPED"
 SHOTS_ENV = "BAREMOBILE_TRACE_SCREENSHOTS"
 #: Acting verbs whose last dump shows the screen after they acted (format 1's rule).
 _LOOKS_AFTER = frozenset({"scroll_until"})
-#: The device log kept with a trace: its last lines of the session, each cut at this.
-LOG_LINES, LOG_LINE_CHARS = 5_000, 4_000
 #: A focused password field in a dump (uiautomator writes focused before password).
 _FOCUSED_PASSWORD = re.compile(rb'<node [^>]*focused="true"[^>]*password="true"')
 
@@ -499,28 +497,14 @@ class Tracing:
                 "scaled": scaled}
 
     def _read_log(self) -> None:
-        """The device log of the session into the trace (``logcat.json``): its last
-        :data:`LOG_LINES` lines since the recording started, each with the time it was
-        logged on this computer's clock (the device's, less its skew in whole seconds)."""
-        started = float(self._meta["started"])
-        cmd = (f"date +%s; logcat -d -v threadtime -v epoch -t {started - 5:.3f} "
-               f"| tail -n {LOG_LINES}")
-        text = self._page.transport.shell(cmd, timeout=15).text
-        now = time.time()
-        first, _, rest = text.partition("\n")
-        device_now = float(first.strip()) if first.strip().isdigit() else now
-        skew = device_now - now if abs(device_now - now) >= 2 else 0.0
-        lines = []
-        for line in rest.splitlines():
-            m = re.match(r"\s*(\d{9,11}\.\d{3})\s", line)
-            if m is None:
-                continue
-            t = float(m.group(1)) - skew
-            if t >= started - 0.5:
-                lines.append([round(t, 3), line[:LOG_LINE_CHARS]])
+        """The device log of the session into the trace (``logcat.json``;
+        :func:`baremobile.trace.devicelog.session_log`)."""
+        from baremobile.trace.devicelog import session_log
+
+        log = session_log(self._page.transport, float(self._meta["started"]))
         with self._lock:
             if self._writer is not None:
-                self._writer.logcat(self._redactor.value({"skew": skew, "lines": lines}))
+                self._writer.logcat(self._redactor.value(log))
                 self._meta["logcat"] = True
 
 

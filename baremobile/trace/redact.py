@@ -14,7 +14,8 @@ tool arguments, the element a call resolved to, results, errors, snapshot texts)
 trace's own record (a test's outcome), the dumps — in each form it can take there: as
 typed; escaped by the snapshot grammar (``\\"``, ``\\\\``, ``\\n``; :mod:`baremobile.safetext`);
 escaped as JSON and as a Python ``repr``; escaped as an XML attribute, the way the device's
-serializer writes it and with ``&apos;``. When the recording stops, what it wrote before a
+serializer writes it and with ``&apos;`` — and so is each of its words of that length (text
+is typed word by word, and a device may log each). When the recording stops, what it wrote before a
 value was hidden is passed through again. Screenshots are pixels: none is taken while the
 screen may show a hidden value (from the moment it is typed until a dump shows it gone).
 """
@@ -74,6 +75,9 @@ class Redactor:
         if len(value) < MIN_LENGTH or value in self._values:
             return
         self._values.add(value)
+        for part in value.split():  # typed word by word: a device may log each word
+            if part != value:
+                self.add(part)
         blank = BLANK * len(value)
         pairs = {(f, blank) for f in forms(value)}
         self._forms = sorted(set(self._forms) | pairs, key=lambda p: -len(p[0]))
