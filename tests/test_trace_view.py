@@ -203,6 +203,7 @@ def test_a_failing_test_trace_shows_its_assertion_and_source_line(pytester, brow
         assert 'assert "Quantum settings" in text' in line and line.lstrip().startswith("4")
         assert view.js("document.querySelector('#actions .row.failing .call').textContent"
                        ).startswith("test failed: ")
+        _shot(view, "trace-view-assertion.png")
         _clean(view)
     finally:
         view.close()

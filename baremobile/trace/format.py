@@ -217,15 +217,16 @@ class TraceWriter:
     def logcat(self, log: dict[str, Any]) -> None:
         self._write("logcat.json", _json(log))
 
-    def rewrite(self, change: Any) -> None:
-        """Pass every step and dump through ``change`` (bytes in, bytes out) and write back
-        what it changed (secrets found after they were first written)."""
-        for sub in ("steps", "dumps"):
+    def rewrite(self, records: Any, dumps: Any) -> None:
+        """Pass every step through ``records`` (a record in, a record out) and every dump
+        through ``dumps`` (bytes in, bytes out), and write back what they changed (secrets
+        found after they were first written)."""
+        for sub, change in (("steps", records), ("dumps", dumps)):
             for path in sorted((self.folder / sub).iterdir()):
                 if path.name.startswith("."):
                     continue
                 old = path.read_bytes()
-                new = change(old)
+                new = _json(change(json.loads(old))) if sub == "steps" else change(old)
                 if new != old:
                     _write_atomic(path, new)
 

@@ -259,7 +259,7 @@ class Tracing:
             try:
                 writer.meta(self._redactor.value(self._meta))
                 if self._redactor:  # what was written before a value was hidden
-                    writer.rewrite(self._redactor.data)
+                    writer.rewrite(self._redactor.value, self._redactor.data)
             except BaseException:
                 writer.abandon()
                 raise

@@ -14,10 +14,11 @@ tool arguments, the element a call resolved to, results, errors, snapshot texts)
 trace's own record (a test's outcome), the dumps — in each form it can take there: as
 typed; escaped by the snapshot grammar (``\\"``, ``\\\\``, ``\\n``; :mod:`baremobile.safetext`);
 escaped as JSON and as a Python ``repr``; escaped as an XML attribute, the way the device's
-serializer writes it and with ``&apos;`` — and so is each of its words of that length (text
-is typed word by word, and a device may log each). When the recording stops, what it wrote before a
-value was hidden is passed through again. Screenshots are pixels: none is taken while the
-screen may show a hidden value (from the moment it is typed until a dump shows it gone).
+serializer writes it and with ``&apos;`` — and so is each of its words of 4 characters or
+more (text is typed word by word, and a device may log each). When the recording stops,
+what it wrote before a value was hidden is passed through again. Screenshots are pixels:
+none is taken while the screen may show a hidden value (from the moment it is typed until a
+dump shows it gone).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ __all__ = ["MIN_LENGTH", "Redactor", "forms", "hidden_as"]
 
 #: A hidden value shorter than this is not blanked elsewhere (it would blank every "a").
 MIN_LENGTH = 3
+#: Nor is a word of a hidden value shorter than this (it would blank every "the").
+MIN_WORD = 4
 BLANK = "•"
 
 
@@ -76,7 +79,7 @@ class Redactor:
             return
         self._values.add(value)
         for part in value.split():  # typed word by word: a device may log each word
-            if part != value:
+            if part != value and len(part) >= MIN_WORD:
                 self.add(part)
         blank = BLANK * len(value)
         pairs = {(f, blank) for f in forms(value)}
@@ -102,13 +105,13 @@ class Redactor:
         return any(form in b for form, _ in self._bforms)
 
     def value(self, v: Any) -> Any:
-        """A JSON value with every string (keys too) blanked."""
+        """A JSON value with every string blanked (not the keys: a record's field names)."""
         if not self._forms:
             return v
         if isinstance(v, str):
             return self.text(v)
         if isinstance(v, dict):
-            return {self.text(str(k)): self.value(x) for k, x in v.items()}
+            return {k: self.value(x) for k, x in v.items()}
         if isinstance(v, list):
             return [self.value(x) for x in v]
         return v
