@@ -568,10 +568,11 @@ class AsyncTracing:
         await self._run(lambda: self._tracing.start(path, **options), "tracing.start")
         return self
 
-    async def stop(self, *, outcome: Mapping[str, Any] | None = None) -> Path | None:
+    async def stop(self, *, outcome: Mapping[str, Any] | None = None,
+                   logcat: bool | None = None) -> Path | None:
         """See :meth:`Tracing.stop`."""
-        result: Path | None = await self._run(lambda: self._tracing.stop(outcome=outcome),
-                                              "tracing.stop")
+        result: Path | None = await self._run(
+            lambda: self._tracing.stop(outcome=outcome, logcat=logcat), "tracing.stop")
         return result
 
     def sensitive(self) -> contextlib.AbstractContextManager[None]:
