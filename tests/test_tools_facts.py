@@ -27,7 +27,14 @@ _NOT_FACTS = {
     ("baremobile/__init__.py", "__all__"): "public names",
     ("baremobile/android/keycodes.py", "ALIASES"): "key names (the back key, not a verb)",
     ("baremobile/cli/session.py", "DAEMON_COMMANDS"): "the CLI's own commands",
-    ("baremobile/errors.py", "HINT_VERBS"): "how each door words what a hint points to",
+    ("baremobile/hints.py", "HINT_VERBS"): "how each door words what a hint points to",
+    # the replay's own vocabulary: which recorded calls it can rebuild into a scenario, and
+    # how (its code's cases, keyed by the verb a recording names) — not a fact of the call
+    ("baremobile/trace/scenario.py", "ACTING"): "the recorded calls the replay rebuilds",
+    ("baremobile/trace/scenario.py", "_KEYS"): "the key the replay presses for a button verb",
+    ("baremobile/trace/scenario.py", "_WHY_NOT"): "why the replay leaves a recorded call out",
+    ("baremobile/trace/timeline.py", "TOUCHING"): "recorded calls replayed touch by touch",
+    ("baremobile/trace/fields.py", "MOVES"): "the kinds of touch a recording holds",
     ("baremobile/tools/spec.py", "GROUPS"): "tool groups (the apps group, the eval group)",
 }
 

@@ -331,7 +331,7 @@ def huge_png() -> bytes:
 def test_trace_screenshots_and_the_drawing_tools_pass_one_image_gate(tmp_path, huge_png):
     pytest.importorskip("PIL")
     from baremobile.page.screenshot import decode_png
-    from baremobile.tools import extras
+    from baremobile.tools import images
 
     with VirtualPhone(port=free_port()) as phone, connect(phone.address) as page:
         phone.answer(["screencap"], huge_png)
@@ -340,7 +340,7 @@ def test_trace_screenshots_and_the_drawing_tools_pass_one_image_gate(tmp_path, h
     with open_trace(tmp_path / "t.zip") as trace:
         assert "13000x13000 pixels, more than is decoded" in \
             trace.steps[0]["screenshot"]["skipped"]
-    for decode in (decode_png, lambda png: extras.draw_grid(png, 2, 2)):
+    for decode in (decode_png, lambda png: images.draw_grid(png, 2, 2)):
         with pytest.raises(CommandFailed, match="more than is decoded"):
             decode(huge_png)
 

@@ -14,11 +14,11 @@ import re
 import string
 from typing import Any
 
-from baremobile.errors import CommandFailed, InvalidArgument, MissingDependency
+from baremobile.errors import InvalidArgument, MissingDependency
 from baremobile.page.screenshot import Image, encode_png, have_pillow
 
 __all__ = [
-    "DEFAULT_FORMAT", "DEFAULT_MAX_SIDE", "DEFAULT_QUALITY", "IMAGE_PARAMS", "MAX_PIXELS",
+    "DEFAULT_FORMAT", "DEFAULT_MAX_SIDE", "DEFAULT_QUALITY", "IMAGE_PARAMS",
     "annotate_refs", "draw_grid", "encoded", "grid_cell_center", "image_result",
 ]
 
