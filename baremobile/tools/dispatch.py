@@ -378,7 +378,9 @@ def call(
             result = tool.run(ctx, args)
         else:
             page = ctx.page
-            with session.acting(page), tool_call(tool.name, args):  # traces name the tool
+            # traces name the tool, its arguments as a log shows them (the verb's own record
+            # keeps what the tracing keeps: typed text with typed_text=True)
+            with session.acting(page), tool_call(tool.name, redacted(tool.name, args)):
                 result = tool.run(ctx, args)
                 if tool.acts and options.observe:
                     if options.settle > 0:
