@@ -38,7 +38,7 @@ KINDS: dict[str, tuple[str, str, str, str]] = {
              "battery, foreground app"),
 }
 DEVICES_URI = "baremobile://devices"
-_URI = re.compile(r"^baremobile://device/([^/]+)/(" + "|".join(KINDS) + r")$")
+_URI = re.compile(r"^baremobile://device/([^/]+)/(" + "|".join(KINDS) + r")\Z")
 
 
 def _uri(serial: str, kind: str) -> str:

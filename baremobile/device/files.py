@@ -93,7 +93,7 @@ class FilePart:
 UNREADABLE_KINDS = ("directory", "fifo", "socket")
 
 
-_VOLUME = re.compile(r"^[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}$")
+_VOLUME = re.compile(r"^[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}\Z")
 
 
 class Files:

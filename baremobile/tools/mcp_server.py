@@ -187,7 +187,7 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
 
 
 #: ``baremobile://device/<serial, percent-encoded>/snapshot`` or ``…/screenshot``
-RESOURCE = re.compile(r"^baremobile://device/([^/]+)/(snapshot|screenshot)$")
+RESOURCE = re.compile(r"^baremobile://device/([^/]+)/(snapshot|screenshot)\Z")
 
 
 def device_resources(session: Session) -> list[types.Resource]:
@@ -303,7 +303,8 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*)):(?P<port>\d{1,5})$")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*))"
+                        r":(?P<port>\d{1,5})\Z")
 
 
 def parse_http(value: str) -> tuple[str, int]:

@@ -29,7 +29,7 @@ __all__ = ["STYLES", "DRAFT_2020_12", "schemas"]
 
 STYLES = ("openai", "openai-responses", "anthropic", "json")
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-_PREFIX = re.compile(r"^[A-Za-z0-9_]{0,40}$")
+_PREFIX = re.compile(r"^[A-Za-z0-9_]{0,40}\Z")
 
 
 def check_prefix(prefix: str) -> str:

@@ -26,6 +26,7 @@ expected (``"3"`` for ``ref``) and a whole-number float (``3.0``) become the int
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -47,9 +48,36 @@ ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
 #: how deep tool arguments may nest (the deepest schema, ``execute``'s steps, needs 5)
 MAX_ARGUMENT_DEPTH = 32
 
-_INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*$")
+_INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*\Z")
 #: no parameter takes an integer this large (refs, pixels, counts, milliseconds)
 _INT_LIMIT = 2 ** 63
+
+
+@functools.lru_cache(maxsize=64)
+def _ecma(pattern: str) -> re.Pattern[str]:
+    """A ``pattern`` as JSON Schema (ECMA-262) reads it: ``$`` outside a character class
+    matches only at the very end (Python's ``$`` also matches before a final newline)."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            first = i + 2 if pattern[i + 1:i + 2] == "^" else i + 1
+            if pattern[first:first + 1] == "]":  # Python: a literal ] first in the class
+                out.append(pattern[i:first + 1])
+                i = first + 1
+                continue
+        elif c == "$":
+            c = r"\Z"
+        out.append(c)
+        i += 1
+    return re.compile("".join(out))
 
 
 def _type_name(value: Any) -> str:
@@ -127,7 +155,7 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     if isinstance(value, str):
         lo, hi = schema.get("minLength"), schema.get("maxLength")
         pattern = schema.get("pattern")
-        if pattern is not None and not re.search(pattern, value):
+        if pattern is not None and not _ecma(pattern).search(value):
             raise InvalidArgument(f"{where} {_short(value)} has the wrong form",
                                   hint=_hint(where, schema))
         if lo is not None and len(value) < lo:

@@ -78,7 +78,7 @@ API26_EXTRAS = ("drawing-order", "hint")
 
 Bounds = tuple[int, int, int, int]
 
-_BOUNDS_RE = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
+_BOUNDS_RE = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]\Z")
 
 
 class DumpError(ValueError):
