@@ -207,6 +207,9 @@ def read_lines(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
            "text": numbered, "has_more": got["has_more"]}
     if got["has_more"]:
         out["next_line"] = got["next_line"]
+    if got.get("cut"):  # one line longer than a read returns: its first part
+        out.update(cut=True, next_offset=got["next_offset"], note=f"line {first} is cut: "
+                   "read the rest by bytes from next_offset (offset, max_bytes)")
     return out
 
 

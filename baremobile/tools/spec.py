@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from baremobile.device.files import MAX_READ
 from baremobile.errors import InvalidArgument
 from baremobile.page.selector import ALIASES, CRITERIA
 from baremobile.tools import batch, extras, hostfiles, seed, verbs
@@ -853,7 +854,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read a file on the device (or a part of it): by bytes (offset, max_bytes), or a "
         "text file by lines (start_line, line_count: numbered lines).",
         {"path": PARAMS["path"],
-         "max_bytes": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
+         "max_bytes": {"type": "integer", "minimum": 1, "maximum": MAX_READ,
                        "description": "return at most this many bytes (default 20000)"},
          "offset": {"type": "integer", "minimum": 0,
                     "description": "start at this byte (default 0): to read on after a cut "
