@@ -148,6 +148,21 @@ def test_log_times_beyond_the_calendar_are_invalid_arguments(phone: VirtualPhone
         assert not r["ok"] and r["error"]["code"] == "INVALID_ARGUMENT", r
 
 
+@pytest.mark.parametrize("timeout", [1e308, float("inf"), float("nan"), -1.0])
+def test_a_deadline_beyond_any_clock_is_an_invalid_argument(phone: VirtualPhone, timeout):
+    """The same class as ``until=1e308``: a caller's number overflowed the socket's clock
+    (``wait_stable(timeout=1e308)`` answered DEVICE_DISCONNECTED). Refused before anything
+    is sent, once for every verb (the transport's deadline)."""
+    with connect(phone.address) as page:
+        before = len(phone.events.commands())
+        with pytest.raises(InvalidArgument):
+            page.snapshot(timeout=timeout)
+        with pytest.raises(InvalidArgument):
+            page.wait_stable(timeout=timeout)
+        assert len(phone.events.commands()) == before
+        assert "[ref=" in page.snapshot().text  # the connection is as good as before
+
+
 @settings(max_examples=300, deadline=None)
 @given(when=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(),
                       st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
