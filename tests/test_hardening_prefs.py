@@ -225,7 +225,7 @@ _DEVICE_OUTPUT = {
     "android/activity.py", "android/battery.py", "android/display.py",
     "android/host_devices.py", "android/input_devices.py", "android/listing.py",
     "android/logs.py", "android/packages.py", "android/props.py", "android/storage.py",
-    "android/windows.py",
+    "android/windows.py", "android/run_as.py", "android/shell_command.py",
 }
 
 

@@ -33,6 +33,7 @@ import json
 import math
 
 from baremobile.safetext import MAX_DEPTH, problem
+from baremobile.timeouts import MAX_REQUEST_S
 
 TYPE_CHECKING = False  # no typing, no dataclasses at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ MAX_LINE = 4 * 1024 * 1024
 #: a request without ``timeoutMs`` may run this long
 DEFAULT_TIMEOUT_MS = 30_000
 #: the longest ``timeoutMs`` accepted (one hour)
-MAX_TIMEOUT_MS = 3_600_000
+MAX_TIMEOUT_MS = int(MAX_REQUEST_S * 1000)  # baremobile.timeouts: the one bound
 REQUEST_TYPES = ("mcp_request", "daemon_request")
 RESPONSE_TYPE = "mcp_response"
 PROGRESS_TYPE = "progress"

@@ -31,27 +31,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from baremobile.android import listing
-from baremobile.android.shell_words import command_line, number, quote
+from baremobile.android.shell_words import absolute_path, command_line, number, quote
 from baremobile.android.storage import parse_df
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
 from baremobile.safetext import decode
-from baremobile.transport.base import check_text
 
 __all__ = ["FilePart", "Files", "MAX_READ", "UNREADABLE_KINDS", "lines_of", "parse_ls"]
 
 #: The most bytes one read of a device file returns, by bytes or by lines (a 64 MiB line
 #: is not one answer); the rest is read by asking again from where it stopped.
 MAX_READ = 1_000_000
-
-def _absolute(path: object) -> str:
-    if not isinstance(path, str) or not path.startswith("/"):
-        raise InvalidArgument(f"{path!r} is not an absolute device path",
-                              hint="device paths start with '/', e.g. /sdcard/Download")
-    if "\0" in path or "\n" in path:
-        raise InvalidArgument("a device path cannot contain NUL or newline characters")
-    check_text("the device path", path)
-    return path
 
 
 def parse_ls(text: bytes | str) -> list[dict[str, Any]]:
@@ -114,7 +104,7 @@ class Files:
 
     def list_dir(self, path: str, *, offset: int = 0, limit: int = 200) -> dict[str, Any]:
         """One page of a directory: ``{"path", "entries", "total", "offset", "has_more"}``."""
-        _absolute(path)
+        absolute_path(path)
         path = path.rstrip("/") or "/"
         # with a trailing slash the kernel resolves a link to a folder (/sdcard): the folder
         # is listed, not the link
@@ -132,7 +122,7 @@ class Files:
 
     def delete(self, path: str, *, recursive: bool = False) -> None:
         """``rm`` a file (a directory only with ``recursive``); the device's words on failure."""
-        _absolute(path)
+        absolute_path(path)
         if _normal(path) in _PROTECTED:
             raise InvalidArgument(f"refusing to delete {path!r} itself",
                                   hint="name the files or folders inside it")
@@ -149,7 +139,7 @@ class Files:
 
     def append(self, path: str, data: bytes) -> int:
         """Add ``data`` at the end of ``path`` (created if missing); returns the new size."""
-        _absolute(path)
+        absolute_path(path)
         tmp = f"/data/local/tmp/baremobile-append-{secrets.token_hex(4)}"
         self.device.transport.push(data, tmp)
         line = (f"cat {command_line([tmp])} >> {command_line([path])}; s=$?; "
@@ -167,7 +157,7 @@ class Files:
     def read_part(self, path: str, offset: int, length: int) -> FilePart:
         """At most ``length`` (≤ :data:`MAX_READ`) bytes of ``path`` from ``offset`` on (one
         more is read to tell whether the file goes on)."""
-        _absolute(path)
+        absolute_path(path)
         offset = number("offset", offset, minimum=0)
         length = number("max_bytes", length, minimum=1, maximum=MAX_READ)
         size, kind = self.device.file_info(path)
@@ -214,7 +204,7 @@ class Files:
         ``"cut": True`` and ``next_offset`` (where the rest starts, for a byte read)."""
         start = number("start_line", start, minimum=1, maximum=1 << 40)
         count = number("count", count, minimum=1, maximum=10_000)
-        q = quote(_absolute(path))
+        q = quote(absolute_path(path))
         # one more byte than the cap tells whether it cut; Android 9+ cuts on the device
         cap = f" | head -c {MAX_READ + 1}" if self.device.api_level >= 28 else ""
         script = (f"if [ -f {q} ]; then echo OK; head -n {start + count} {q} 2>/dev/null | "

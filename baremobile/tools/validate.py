@@ -44,7 +44,7 @@ KEYWORDS = frozenset({
     "minLength", "maxLength", "pattern", "anyOf", "items", "minItems", "maxItems",
 })
 #: keywords that say something to the reader and nothing to the validator
-ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
+ANNOTATIONS = frozenset({"description", "title", "default", "examples", "x-shown", "x-hidden"})
 #: how deep tool arguments may nest (the deepest schema, ``execute``'s steps, needs 5)
 MAX_ARGUMENT_DEPTH = 32
 
@@ -55,8 +55,9 @@ _INT_LIMIT = 2 ** 63
 
 @functools.lru_cache(maxsize=64)
 def _ecma(pattern: str) -> re.Pattern[str]:
-    """A ``pattern`` as JSON Schema (ECMA-262) reads it: ``$`` outside a character class
-    matches only at the very end (Python's ``$`` also matches before a final newline)."""
+    """``pattern`` as JSON Schema means it (ECMA-262): an ``$`` outside a character class
+    is the end of the text — Python's ``$`` would also match before a final newline, so
+    ``"tag\\n"`` would pass ``^[a-z]+$``; it becomes ``\\Z``."""
     out, i, in_class = [], 0, False
     while i < len(pattern):
         c = pattern[i]
@@ -64,18 +65,11 @@ def _ecma(pattern: str) -> re.Pattern[str]:
             out.append(pattern[i:i + 2])
             i += 2
             continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
+        if c == "[":
             in_class = True
-            first = i + 2 if pattern[i + 1:i + 2] == "^" else i + 1
-            if pattern[first:first + 1] == "]":  # Python: a literal ] first in the class
-                out.append(pattern[i:first + 1])
-                i = first + 1
-                continue
-        elif c == "$":
-            c = r"\Z"
-        out.append(c)
+        elif c == "]":
+            in_class = False
+        out.append("\\Z" if c == "$" and not in_class else c)
         i += 1
     return re.compile("".join(out))
 
