@@ -32,7 +32,6 @@ from baremobile.errors import (
     DevicePermissionDenied,
     DeviceUnauthorized,
     InvalidArgument,
-    InvalidScenario,
     MultipleDevices,
 )
 from baremobile.transport.base import Transport, check_text
@@ -278,13 +277,16 @@ def _pick(candidates: list[DeviceInfo], tried: list[str]) -> DeviceInfo:
     raise DeviceNotFound("no Android device found", tried=tried)
 
 
-def open_transport(device: str | None = None, **options: Any) -> Transport:
+def open_transport(device: str | None = None, *, start_phone: Any = None,
+                   **options: Any) -> Transport:
     """Resolve a device spec and return a connected :class:`Transport`.
 
     ``options`` go to the transport: ``timeout``, ``auth_timeout``, ``on_auth_prompt``,
     ``key_path``, ``connect_timeout``; for ``"virtual"`` also ``scenario``, ``api_level`` and
-    ``profile`` (:mod:`baremobile.virtual.profiles`: ``"android6"``, ``"tablet"``,
-    ``"protocol-a"``).
+    ``profile`` (``"android6"``, ``"tablet"``, ``"protocol-a"``). A virtual phone is started
+    by ``start_phone(scenario, api_level=, profile=)`` (an object with ``host``, ``port``
+    and ``stop()``): the transports do not know the virtual phone;
+    :func:`baremobile.connect` passes the built-in one's starter.
     """
     spec = parse_spec(device)  # the one parser of device specs (specs.py); a non-string is
     unknown = set(options) - _OPTIONS  # refused before the options are looked at
@@ -305,7 +307,8 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
             raise InvalidArgument(
                 f"two scenarios given: {spec.scenario!r} in the device spec and {scenario!r}"
             )
-        return _virtual(spec.scenario or scenario, **options)  # virtual:new: a fresh one too
+        # virtual:new: a fresh one too
+        return _virtual(spec.scenario or scenario, start_phone, **options)
     if spec.kind == "usb":
         return _direct(usb_serial=spec.serial, **options)
     if spec.kind == "tcp":
@@ -444,21 +447,14 @@ class VirtualTransport(DirectTransport):
         self.phone.stop()
 
 
-def _virtual(scenario: str | None, **options: Any) -> VirtualTransport:
-    from baremobile.virtual import VirtualPhone
-    from baremobile.virtual.scenario import ScenarioError
-
-    try:
-        phone = VirtualPhone(
-            scenario,
-            auth="none",
-            api_level=options.pop("api_level", None),
-            profile=options.pop("profile", None),
-        ).start()
-    except ScenarioError as exc:  # the phone knows no baremobile errors: type it here
-        raise InvalidScenario(str(exc)) from None
-    except ValueError as exc:  # an unknown profile
-        raise InvalidArgument(str(exc)) from None
+def _virtual(scenario: str | None, start_phone: Any, **options: Any) -> VirtualTransport:
+    if start_phone is None:
+        raise InvalidArgument(
+            "a virtual phone is started by the layer that knows it: "
+            "baremobile.connect('virtual')",
+            hint="use baremobile.connect('virtual'), or pass start_phone")
+    phone = start_phone(scenario, api_level=options.pop("api_level", None),
+                        profile=options.pop("profile", None))
     try:
         t = VirtualTransport(phone, **options)
         t.connect()
