@@ -89,7 +89,8 @@ def _assert_hidden(secret: str, *texts: str) -> None:
             assert form not in text, (form, text[:500])
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(secret=SECRET, tool=st.sampled_from(sorted(CALLS)))
 def test_secrets_are_never_logged_or_quoted_in_errors_through_tools_call(page, logs, secret,
                                                                          tool):
@@ -105,7 +106,8 @@ def test_secrets_are_never_logged_or_quoted_in_errors_through_tools_call(page, l
     assert f"<{len(secret)} characters>" in shown
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(secret=SECRET, tool=st.sampled_from(sorted(CALLS)))
 def test_secrets_are_never_logged_by_the_mcp_server(page, logs, secret, tool):
     pytest.importorskip("mcp", reason="the MCP tests need the [mcp] extra")

@@ -54,6 +54,7 @@ class ActionVerbs(WebVerbs):
     def tap(self, target: Target) -> None:
         """Tap the element (its tap point: visible, and not under another window)."""
         x, y, display, _ = self._touch_point(target)
+        self._sent("tap", [(x, y)])
         self.device.tap(x, y, display=display)
 
     @verb(acts=True)
@@ -61,6 +62,7 @@ class ActionVerbs(WebVerbs):
         """Press and hold (a zero-distance swipe of ``ms`` milliseconds)."""
         ms = number("ms", ms, minimum=1, maximum=60_000)
         x, y, display, _ = self._touch_point(target)
+        self._sent("long_press", [(x, y)], ms=ms)
         self.device.swipe(x, y, x, y, ms, display=display)
 
     @verb(acts=True)
@@ -68,6 +70,7 @@ class ActionVerbs(WebVerbs):
         """Tap screen coordinates."""
         xi = number("x", x, minimum=0, maximum=100_000)
         yi = number("y", y, minimum=0, maximum=100_000)
+        self._sent("tap", [(xi, yi)])
         self.device.tap(xi, yi)
 
     @verb(acts=True)
@@ -75,7 +78,9 @@ class ActionVerbs(WebVerbs):
         """Swipe between two screen points over ``ms`` milliseconds."""
         a, b, c, e = (number(n, v, minimum=0, maximum=100_000)
                       for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)))
-        self.device.swipe(a, b, c, e, number("ms", ms, minimum=1, maximum=60_000))
+        d = number("ms", ms, minimum=1, maximum=60_000)
+        self._sent("swipe", [(a, b), (c, e)], ms=d)
+        self.device.swipe(a, b, c, e, d)
 
     @verb(acts=True)
     def scroll(
@@ -125,6 +130,7 @@ class ActionVerbs(WebVerbs):
             start, end = (cx + half_w, cy), (cx - half_w, cy)
         else:
             start, end = (cx - half_w, cy), (cx + half_w, cy)
+        self._sent("swipe", [start, end], ms=ms)
         self.device.swipe(*start, *end, ms)
 
     @verb(acts=True, secret=("text",))
@@ -178,6 +184,7 @@ class ActionVerbs(WebVerbs):
                     + "): nothing was sent"))
         if not field or not node.focused:  # type: ignore[union-attr]
             x, y, display, node = self._touch_point(target)
+            self._sent("tap", [(x, y)])
             commands.append(self.device.tap_argv(x, y, display=display))
         what = f"ref {node.ref}" if node is not None else "the target"
         if not field:  # a search bar: does the tap give a text field focus?

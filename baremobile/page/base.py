@@ -25,6 +25,7 @@ declared here, typed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -206,6 +207,14 @@ class PageBase:
                         step.seconds = time.monotonic() - began
                         self._step = None
                         self._tell("step_ended", step)
+
+    def _sent(self, kind: str, points: Any, **more: Any) -> None:
+        """Tell the outermost verb's observers what it sends to the screen now (a touch:
+        ``kind``, its ``points`` and ``ms``, ``scale`` or ``paths``; :attr:`Step.sent`):
+        a recording keeps the point a tap went to, not only the element."""
+        step = self._step
+        if step is not None:
+            step.sent.append({"kind": kind, "points": [list(p) for p in points], **more})
 
     def _tell(self, what: str, step: Step) -> None:
         for observer in list(self._observers):
@@ -466,7 +475,13 @@ class PageBase:
                     ref = snap.refs[n.ref]
                     return ref.center, ref.bounds, ref
                 vis = n.vis or (0, 0, 0, 0)
-                return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
+                point = ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2)
+                if self._step is not None and self._step.target is None:
+                    # what the selector matched, though it has no ref (ref 0): traces
+                    # show and replay the element, not just a point
+                    self._step.target = dataclasses.replace(RefNode.from_node(n),
+                                                            ref=0, center=point)
+                return point, vis, None
             raise refused(RefNotFound(
                 f"nothing on screen matches {sel}",
                 hint="take a snapshot and check the element's text, desc or id",

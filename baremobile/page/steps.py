@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from baremobile.errors import InvalidArgument, register_verb
@@ -38,8 +38,14 @@ class Step:
     seconds: float = 0.0  #: how long it took (set when it ends)
     result: Any = None
     error: BaseException | None = None
-    #: the element the call's ref or selector resolved to (set by target resolution)
+    #: the element the call's ref or selector resolved to (set by target resolution; a
+    #: selector that matched an element without a ref gives it with ``ref`` 0)
     target: RefNode | None = None
+    #: what the verb sent to the screen, in order (:meth:`PageBase._sent`): ``{"kind":
+    #: "tap" | "long_press" | "double_tap" | "swipe" | "drag" | "pinch" | "gesture",
+    #: "points": [[x, y], …], "ms", "scale", "paths"}`` — what a recording keeps so a
+    #: replay can be matched against it
+    sent: list[dict[str, Any]] = field(default_factory=list)
 
 
 class StepObserver(Protocol):

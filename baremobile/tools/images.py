@@ -106,29 +106,12 @@ def _font(ImageFont: Any, size: int) -> Any:
         return ImageFont.load_default()
 
 
-#: The largest screenshot the drawing tools decode (width x height): 25 megapixels is far
-#: past any phone or tablet screen and 75 MB as RGB; a larger PNG is refused unread.
-MAX_PIXELS = 25_000_000
-
-
 def _open_png(Image: Any, png: bytes) -> Any:
-    """The device's PNG opened for drawing, refused before decoding when it is huge."""
-    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-        raise CommandFailed("the device's screenshot is not a PNG",
-                            hint="take the screenshot again")
-    w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    if w * h > MAX_PIXELS:
-        raise CommandFailed(f"the device's screenshot is {w}x{h} pixels, more than this tool "
-                            f"decodes ({MAX_PIXELS // 1_000_000} megapixels)",
-                            hint="use screenshot (which does not decode the image) instead")
-    try:
-        img = Image.open(io.BytesIO(png), formats=["PNG"])
-        if img.size[0] * img.size[1] > MAX_PIXELS:  # pragma: no cover - IHDR said otherwise
-            raise CommandFailed("the device's screenshot is too large to decode")
-        return img.convert("RGB")
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise CommandFailed(f"the device's screenshot cannot be decoded: {exc}",
-                            hint="take the screenshot again") from None
+    """The device's PNG opened for drawing, through the one image gate (refused before
+    decoding when it is huge, typed when it is damaged: ``page.screenshot.decode_png``)."""
+    from baremobile.page.screenshot import decode_png
+
+    return decode_png(png, Image).convert("RGB")
 
 
 def _encode(img: Any) -> bytes:

@@ -61,7 +61,13 @@ def _am_start(p: Proc, args: list[str]) -> Gen:
     started: tuple[str, str] | None = None
     warning = None
     before = model.screens.current()
-    if target == "home":
+    recorded = model.screens.recorded_intent({
+        "action": it.action, "data": it.data, "package": it.package,
+        "component": f"{it.component[0]}/{it.component[1]}" if it.component else None,
+        "categories": sorted(it.categories)})
+    if recorded:  # a recorded scenario played the recording's rule for this intent
+        started = tuple(model.screens.current())  # type: ignore[assignment]
+    elif target == "home":
         model.screens.key(3)
         started = tuple(model.screens.current())  # type: ignore[assignment]
     elif target == "view":

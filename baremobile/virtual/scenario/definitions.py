@@ -123,11 +123,13 @@ class Action:
 @dataclass
 class Rule:
     """``trigger`` (tap, double_tap, long_press, enter, swipe; in recorded scenarios also
-    type, key, launched, opened) on ``selector`` (or ``direction``) → actions.
+    type, key, launched, opened, drag, pinch, gesture, intent) on ``selector`` (or
+    ``direction``) → actions.
 
     ``options`` holds what a recorded scenario's trigger says besides its selector: the
     typed ``text`` (with ``into``, ``submit``), the ``key`` code, the ``package`` launched,
-    the ``uri`` opened, the swipe's start node ``from``."""
+    the ``uri`` opened, the swipe's start node ``from``, the drag's end node ``to``, the
+    pinch's ``scale``, the gesture's finger ``paths``, the ``intent``'s fields."""
 
     trigger: str
     selector: Selector | None

@@ -303,8 +303,9 @@ class ScreenModel:
         model gives its nodes, :meth:`~.touch.TouchInput.landed`)."""
         with self._lock:
             if self._replay is not None:
-                self._replay.tap(x, y)
-                return {"kind": "tap", "interval_ms": None}
+                down = self._touch.now_ms() if down_ms is None else down_ms
+                kind = self._replay.tap(x, y, down, up_ms)
+                return {"kind": kind, "interval_ms": None}
             lx, ly = self.display.to_layout(x, y)
             landed = self._touch.landed(lx, ly)
             kind, since = self._touch.tap(lx, ly, down_ms, up_ms)
@@ -338,7 +339,8 @@ class ScreenModel:
         where it started (as :meth:`tap`)."""
         with self._lock:
             if self._replay is not None:
-                return self._replay.swipe(x1, y1, x2, y2, duration_ms)
+                self._replay.drag(x1, y1, x2, y2, duration_ms)
+                return {}
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
             landed = self._touch.landed(a[0], a[1])
             self._touch.drag(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
@@ -349,7 +351,7 @@ class ScreenModel:
         zoomable screen (or the web page under them) zoomed."""
         with self._lock:
             if self._replay is not None:
-                self._replay.settle_and_refuse(f"a pinch at ({x:g}, {y:g})")
+                return self._replay.pinch(x, y, scale)
             lx, ly = self.display.to_layout(x, y)
             return self._touch.pinch(lx, ly, scale)
 
@@ -376,6 +378,9 @@ class ScreenModel:
             out: list[dict[str, Any]] = [{"kind": "gesture", "fingers": g.fingers,
                                           "points": g.points(),
                                           "duration_ms": round(g.end_ms - g.start_ms, 3)}]
+            if self._replay is not None and self._replay.gesture(
+                    [[(t - g.start_ms, x, y) for t, x, y in tr.points] for tr in g.tracks]):
+                return out  # a recorded gesture's rule took it whole
             k = what["kind"]
             if k == "tap":
                 t = self.tap(what["x"], what["y"], g.start_ms, g.end_ms)
@@ -442,6 +447,15 @@ class ScreenModel:
             ok = self._state.launch(package, activity, data)
             self._state.changed()
             return ok
+
+    def recorded_intent(self, fields: dict[str, Any]) -> bool | None:
+        """``am start`` of an intent on a recorded scenario (``screens/replay.py``): True
+        when the recording's rule for that intent fired, False when it has none (the
+        intent goes on as usual), None when the scenario is not a recorded one."""
+        with self._lock:
+            if self._replay is None:
+                return None
+            return self._replay.intent(fields)
 
     def uninstall(self, package: str) -> bool:
         """Remove an installed app (``pm uninstall``); False if it was not installed."""
