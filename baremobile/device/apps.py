@@ -41,7 +41,7 @@ __all__ = ["App", "Apps", "INSTALL_PATH", "RemoteFile", "KINDS"]
 
 #: Where an APK is pushed before ``pm install``.
 INSTALL_PATH = "/data/local/tmp/baremobile_install.apk"
-_PERMISSION = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
+_PERMISSION = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*\Z")
 #: ``list_apps`` kinds: every package, user-installed (``pm list packages -3``), system (``-s``)
 KINDS = ("all", "user", "system")
 _BLOCK = 1 << 20  # read APKs in 1 MiB ranges: few round trips for a resource table

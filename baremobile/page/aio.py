@@ -237,7 +237,8 @@ class AsyncPage:
         stop_app: bool = True,
     ) -> dict[str, dict[str, Any]]:
         """Remove every key of ``package``'s ``shared_prefs/FILE.xml`` (an empty map stays).
-        Returns the preferences read back (none).
+        The old file is not read, so this also repairs one no other verb can read
+        (``INVALID_PREFERENCES``). Returns the preferences read back (none).
         """
         return await self._run(
             lambda: self.page.clear_preferences(package, file, stop_app=stop_app),
@@ -404,9 +405,11 @@ class AsyncPage:
         )
 
     async def read_file(self, path: str, *, offset: int = 0, max_bytes: int = 20000) -> FilePart:
-        """At most ``max_bytes`` of a device file from byte ``offset`` on, without moving the
-        rest of the file (Android 9+: only those bytes cross the wire). Directories, FIFOs
-        and sockets are refused (reading a FIFO could wait for ever).
+        """At most ``max_bytes`` (up to :data:`~baremobile.device.files.MAX_READ`,
+        1,000,000: the cap of every read) of a device file from byte ``offset`` on, without
+        moving the rest of the file (Android 9+: only those bytes cross the wire; for a
+        whole file, :meth:`pull_into`). Directories, FIFOs and sockets are refused (reading
+        a FIFO could wait for ever).
         """
         return await self._run(
             lambda: self.page.read_file(path, offset=offset, max_bytes=max_bytes),
@@ -439,7 +442,10 @@ class AsyncPage:
 
     async def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
         """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
-        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``.
+        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}`` —
+        at most :data:`~baremobile.device.files.MAX_READ` bytes of them, as a byte read. A
+        line longer than that comes cut (``"cut": True``; ``next_offset``: where its rest
+        starts, for :meth:`read_file`).
         """
         return await self._run(
             lambda: self.page.read_lines(path, start=start, count=count),

@@ -87,7 +87,7 @@ def _pil() -> Any:
 
 def grid_cell_center(cell: str, rows: int, cols: int, width: int, height: int) -> tuple[int, int]:
     """The screen point at the center of grid cell ``cell`` (``"C4"``: column C, row 4)."""
-    m = re.match(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$", cell or "")
+    m = re.match(r"^\s*([A-Za-z])\s*(\d{1,2})\s*\Z", cell or "")
     if not m:
         raise InvalidArgument(f"{cell!r} is not a grid cell",
                               hint="cells are a column letter and a row number, e.g. 'C4'")

@@ -272,7 +272,8 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*)):(?P<port>\d{1,5})$")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*))"
+                        r":(?P<port>\d{1,5})\Z")
 
 
 def parse_http(value: str) -> tuple[str, int]:

@@ -49,6 +49,9 @@ __all__ = [
 #: Default per-call timeout (seconds). ``uiautomator dump`` alone may wait ~10 s for an
 #: idle UI, so the device layer passes :data:`DUMP_TIMEOUT` for dumps.
 DEFAULT_TIMEOUT = 20.0
+#: The longest deadline one call may be given, in seconds (a week): a caller's 1e308 or
+#: infinity is refused here, once for every verb, instead of overflowing the socket's clock.
+MAX_CALL_TIMEOUT = 7 * 24 * 3600.0
 DUMP_TIMEOUT = 30.0
 
 #: The most output one ``shell``/``exec_out`` call keeps (bytes). A dump is bounded by the
@@ -198,7 +201,13 @@ class Transport(ABC):
         """Open ``service:command`` on the device and yield the bytes it sends, as they come."""
 
     def _timeout(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else float(timeout)
+        if timeout is None:
+            return self.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+                not 0 <= timeout <= MAX_CALL_TIMEOUT:  # NaN too
+            raise InvalidArgument(f"timeout must be seconds, 0 to {MAX_CALL_TIMEOUT:g}, not "
+                                  f"{str(timeout)[:40]}")
+        return float(timeout)
 
     @property
     def max_payload(self) -> int:

@@ -191,6 +191,7 @@ class ScreenDef:
     system_bars: str = "auto"  # "auto", "on" or "off"
     zoom: ZoomDef | None = None
     web: str | None = None  # the URL template its WebView shows (a real browser's page)
+    recorded_xml: bytes | None = None  # a recorded scenario's dump, as it was read
 
 
 @dataclass

@@ -80,7 +80,6 @@ class Replay:
         self.sc = scenario
         self.start = self._start_screen()
         self.screen = self.start
-        self._xml: dict[str, bytes] = {}
         self._typed = ""  # what was typed into the field since the screen came
         self._typing = False  # a field was focused or typed into
         self._selected = False  # CTRL+A: the next text or DEL replaces everything
@@ -112,10 +111,7 @@ class Replay:
     def dump(self) -> bytes:
         """The screen's dump exactly as it was recorded (typing in progress settled first)."""
         self._settle()
-        name = self.screen
-        if name not in self._xml:
-            self._xml[name] = self.sd.xml_path.read_bytes()
-        return self._xml[name]
+        return self.sd.recorded_xml or b""  # the bytes read (and checked) at loading
 
     def windows(self) -> list[Node]:
         """The screen's windows (for the screenshot)."""
