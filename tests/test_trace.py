@@ -378,7 +378,8 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=st.dictionaries(st.text(max_size=8), st.one_of(
-    _TEXT, st.integers(), st.floats(allow_nan=False), st.none(), st.lists(_TEXT, max_size=3)),
+    _TEXT, st.integers(-(2**63) + 1, 2**63 - 1), st.floats(allow_nan=False), st.none(),
+    st.lists(_TEXT, max_size=3)),
     max_size=5), text=_TEXT)
 def test_any_arguments_round_trip_through_a_trace(tmp_path_factory, args, text):
     from baremobile.trace.format import TraceWriter, call_text

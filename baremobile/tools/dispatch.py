@@ -64,6 +64,7 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "UNKNOWN_TOOL": ("INVALID_ARGUMENT", "no such tool, or its group is not enabled"),
     "NOT_ALLOWED": ("INVALID_ARGUMENT", "the operator has not allowed it (host files, "
                                         "scenario files, devices outside the allow-list)"),
+    "RESOURCE_NOT_FOUND": ("INVALID_ARGUMENT", "a resource URI no door serves"),
     "REF_NOT_FOUND": ("REF_NOT_FOUND", "a ref not in the latest snapshot, or nothing "
                                        "matches the selector"),
     "REF_COVERED": ("REF_NOT_FOUND", "the element lies under the keyboard or a dialog: "
