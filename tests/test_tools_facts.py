@@ -122,3 +122,24 @@ def test_every_row_reads_its_facts_from_its_verbs():
         assert set(by_name[name].secret) == secret, name
     assert by_name["wait_for"].waits == "timeout" and by_name["wait"].waits == "seconds"
     assert by_name["execute"].waits == "timeout" and by_name["execute"].calls_in == "steps"
+
+
+def test_the_daemons_floor_table_says_what_the_rows_say():
+    """docs/daemon.md's floor table is the rows' time facts, in words: every tool with a
+    floor of its own, every tool naming an element, every tool waiting by itself."""
+    text = (PACKAGE.parent / "docs" / "daemon.md").read_text(encoding="utf-8")
+    table = text[text.index("| tool | floor |"):]
+    table = table[:table.index("\n\n")]
+    rows = [(line.rsplit("|", 2)[-2].strip(), line) for line in table.splitlines()[2:]]
+
+    def row(floor: str) -> str:
+        return next(line for label, line in rows if label.startswith(floor)
+                    and "ref or selector" not in line)
+
+    for t in TOOLS:
+        if t.floor:
+            assert f"`{t.name}`" in row(f"{t.floor:g} s"), t.name
+        if t.targets:
+            assert f"`{t.name}`" in next(v for _, v in rows if "ref or selector" in v), t.name
+        if t.waits:
+            assert f"`{t.name}`" in row("its wait"), t.name
