@@ -657,14 +657,17 @@ class AsyncPage:
         target: Target | None,
         text: str,
         *,
-        clear: bool = False,
+        clear: bool = True,
         submit: bool = False,
     ) -> None:
         """Type ``text`` into a field so that it holds exactly that text.
 
         Taps the field first unless it is focused (``target=None``: whatever field has focus
-        now, without a tap); ``clear=True`` empties it first (any length); ``submit=True``
-        presses Enter afterwards. Raises
+        now, without a tap). What the field held is replaced (any length; a field the
+        snapshot shows empty is not emptied again: nothing extra is sent); ``clear=False``
+        keeps it, and the text goes where the caret is (after a tap, where Android puts it:
+        ``edit_text`` places text at an exact offset). ``submit=True`` presses Enter
+        afterwards. Raises
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
 

@@ -405,6 +405,13 @@ class PageBase:
         return (self._last is not None and not self.trust_refs
                 and self._snapshot_actions != self.actions)
 
+    def _read_since_acting(self) -> bool:
+        """Whether the screen was read after the last verb that may have changed it (the
+        last snapshot, or a re-read for a target): what it shows is the screen now, even
+        where refs are trusted."""
+        return (self._last is not None and self._snapshot_actions == self.actions) or \
+            (self._now is not None and self._now[0] == self.actions)
+
     def _refresh(self) -> Snapshot:
         """The screen read again for the caller (``find`` when stale): one dump, web pages
         merged as the last snapshot did; it becomes :attr:`last_snapshot` (refs keep their

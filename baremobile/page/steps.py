@@ -171,6 +171,8 @@ class Typed:
     clear: bool
     submit: bool
     at: int  #: :attr:`~PageBase.actions` right after it
+    #: what the field held before, when it was kept (``clear=False``) and known
+    before: str | None = None
 
 
 @dataclass(frozen=True)
