@@ -17,6 +17,7 @@ placeholders it does not define fall back to the Python wording.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = [
     "DOORS",
@@ -81,6 +82,11 @@ class BaremobileError(Exception):
 
     code: str = "ERROR"
     default_hint: str = ""
+    #: raised before its verb sent anything (:func:`baremobile.page.steps.refused`)
+    nothing_sent: bool = False
+    #: what the tool layer adds to the failed call's answer (a batch's steps so far, the
+    #: observation an observing call made), None when nothing
+    data: dict[str, Any] | None = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         self.message = message

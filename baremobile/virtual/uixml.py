@@ -172,7 +172,7 @@ class Node:
             yield n
             stack.extend(reversed(n.children))
 
-    def contains(self, x: int, y: int) -> bool:
+    def contains(self, x: float, y: float) -> bool:
         """Whether the point lies inside the bounds (right and bottom edges excluded)."""
         b = self.bounds
         return b[0] <= x < b[2] and b[1] <= y < b[3]
@@ -282,7 +282,7 @@ def parse_dump(data: bytes | str, origin: str = "") -> tuple[list[Node], int]:
         raise DumpError("the file holds a uiautomator error message, not a dump")
     try:
         root = DET.fromstring(stripped)
-    except DET.ParseError as e:  # type: ignore[attr-defined]
+    except DET.ParseError as e:
         raise DumpError(f"not well-formed XML: {e}") from None
     except Exception as e:  # defusedxml refuses DTDs and entity declarations
         raise DumpError(f"refused: {type(e).__name__}: {e}") from None

@@ -22,6 +22,8 @@ diverges from the recording sees an error instead of passing silently.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from baremobile.virtual.scenario import Rule, Scenario, ScreenDef, Selector
 from baremobile.virtual.shell.process import Refused
 from baremobile.virtual.uixml import Node
@@ -235,7 +237,7 @@ class Replay:
         typed, self._typed, self._selected = self._typed, "", False
         self._refuse(f"typing {typed!r} without finishing what the recording typed")
 
-    def _refuse(self, what: str) -> None:
+    def _refuse(self, what: str) -> NoReturn:
         seen = "; ".join(_describe(r) for r in self.sd.rules) or "nothing"
         raise Refused(f"{NOT_RECORDED}: {what} on screen {self.screen!r} "
                       f"({self.sd.package}); the recording did here: {seen}")
