@@ -17,7 +17,10 @@ placeholders it does not define fall back to the Python wording.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: the CLI's fast path loads this
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DOORS",
