@@ -5,12 +5,17 @@ directives, keeps a namespace per document and evaluates its examples in order) 
 README.md and docs/*.md with the parsers below:
 
 * a ``python``/``py`` block is executed in the document's namespace, its stdout captured;
-* a ``bash`` block is run line by line by bash in the document's own directory (the CLI of
-  this interpreter's environment on PATH, a daemon socket of the document's own), its
-  output captured;
+  a ``pycon`` block is a doctest (``>>>`` lines run, each answer compared, ``...`` matching
+  anything: the standard library's doctest, with ELLIPSIS and NORMALIZE_WHITESPACE);
+* a ``bash`` block is run by bash as one script (``set -e``) in the document's own
+  directory (the CLI of this interpreter's environment on PATH, a daemon socket of the
+  document's own), its output captured;
 * a block right after ``<!-- doc: output -->`` is what the block before it printed: each of
   its lines is the printed line (times of day and ports masked), and a line ``...`` stands
   for any number of printed lines;
+* ``<!-- doc: serves -->`` marks a block that starts a server (``baremobile virtual``,
+  ``baremobile mcp --http``): it is started, must still run after a few seconds (what it
+  printed is its output), and is stopped;
 * ``<!-- doc: needs KIND "why" -->`` marks the next block as one this machine cannot run —
   KIND is ``device`` (a real phone), ``key`` (an API key), ``lan`` (another machine),
   ``install`` (it installs packages: ``tests/test_packaging.py`` runs the install) or
@@ -30,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -51,10 +57,10 @@ _PORT = re.compile(r"(127\.0\.0\.1|localhost):\d{2,5}")
 
 def _directive(example: Example) -> None:
     text = example.parsed.strip()
-    m = re.fullmatch(r'(output|needs)(?:\s+(\w+))?(?:\s+"([^"]*)")?', text)
+    m = re.fullmatch(r'(output|serves|needs)(?:\s+(\w+))?(?:\s+"([^"]*)")?', text)
     if m is None or (m.group(1) == "needs" and m.group(2) not in NEEDS):
-        raise ValueError(f"unknown doc directive {text!r}: doc: output, or doc: needs "
-                         f"{'|'.join(NEEDS)} \"why\"")
+        raise ValueError(f"unknown doc directive {text!r}: doc: output, doc: serves, or "
+                         f"doc: needs {'|'.join(NEEDS)} \"why\"")
     example.namespace[_PENDING] = (m.group(1), m.group(2))
 
 
@@ -77,10 +83,30 @@ def _run_python(example: Example) -> None:
     COUNTS["python run"] += 1
 
 
+def _run_doctest(example: Example) -> None:
+    import doctest
+
+    pending = _take(example)
+    if pending is not None and pending[0] == "needs":
+        COUNTS[f"needs {pending[1]}"] += 1
+        return
+    test = doctest.DocTestParser().get_doctest(example.parsed, example.namespace,
+                                               f"{example.path}:{example.line}",
+                                               str(example.path), example.line)
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS
+                                   | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test, out=out.write, clear_globs=False)
+    if runner.failures:
+        raise AssertionError(out.getvalue())
+    COUNTS["doctest run"] += 1
+
+
 def _shell_env(namespace: dict[str, Any]) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["BAREMOBILE_DAEMON_SOCKET"] = namespace["_doc_socket"]
+    env["HOME"] = namespace["_doc_dir"]  # what a block writes under ~ stays in its directory
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
 
@@ -92,17 +118,40 @@ def _run_shell(example: Example) -> None:
         return
     if pending is not None and pending[0] == "output":
         return _check_output(example)
-    out = []
-    for line in _commands(example.parsed):
-        done = subprocess.run(["bash", "-c", line], cwd=example.namespace["_doc_dir"],
-                              env=_shell_env(example.namespace), capture_output=True,
-                              text=True, timeout=300, stdin=subprocess.DEVNULL)
-        if done.returncode != 0:
-            raise AssertionError(f"{example.path}:{example.line}: `{line}` exited "
-                                 f"{done.returncode}:\n{done.stdout}\n{done.stderr}")
-        out.append(done.stdout)
-    example.namespace[_OUTPUT] = "".join(out)
+    if pending is not None and pending[0] == "serves":
+        return _serve(example)
+    done = subprocess.run(["bash", "-e", "-c", example.parsed],
+                          cwd=example.namespace["_doc_dir"], env=_shell_env(example.namespace),
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise AssertionError(f"{example.path}:{example.line}: the block exited "
+                             f"{done.returncode}:\n{done.stdout}\n{done.stderr}")
+    example.namespace[_OUTPUT] = done.stdout
     COUNTS["shell run"] += 1
+
+
+#: how long a server a block starts must keep running to count as started
+SERVE_S = 4.0
+
+
+def _serve(example: Example) -> None:
+    lines = _commands(example.parsed)
+    line = lines[-1]  # what comes before it sets the scene (an export)
+    script = "\n".join([*lines[:-1], f"exec {line}"])
+    proc = subprocess.Popen(["bash", "-e", "-c", script], cwd=example.namespace["_doc_dir"],
+                            env=_shell_env(example.namespace), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        proc.wait(SERVE_S)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+        example.namespace[_OUTPUT] = out
+        COUNTS["server started"] += 1
+        return
+    out = proc.stdout.read() if proc.stdout else ""
+    raise AssertionError(f"{example.path}:{example.line}: `{line}` exited "
+                         f"{proc.returncode} instead of serving:\n{out}")
 
 
 def _commands(source: str) -> list[str]:
@@ -173,22 +222,52 @@ class _Blocks:
             yield Region(region.start, region.end, region.lexemes["arguments"], _directive)
         for region in self.lexer(document):
             language = (region.lexemes.get("language") or "").strip()
-            evaluator = {"python": _run_python, "py": _run_python,
+            evaluator = {"python": _run_python, "py": _run_python, "pycon": _run_doctest,
                          "bash": _run_shell}.get(language, _sample)
             yield Region(region.start, region.end, str(region.lexemes["source"]), evaluator)
 
 
 def _setup(namespace: dict[str, Any]) -> None:
+    """A reader's machine: a directory of its own (the working directory of its blocks),
+    its own ``~/.android`` (its key, and the phones ``baremobile virtual`` announces), its
+    own daemon socket — and one phone attached: a ``baremobile virtual`` in its own
+    process, so ``connect()`` and ``baremobile open`` find exactly one device."""
     directory = tempfile.mkdtemp(prefix="bm-doc-")
     namespace["_doc_dir"] = directory
     namespace["_doc_socket"] = os.path.join(tempfile.mkdtemp(prefix="bmd", dir="/tmp"),
                                             "d.sock")
     namespace["__name__"] = "__doc__"
+    home = os.path.join(directory, ".android")
+    os.makedirs(home)
+    namespace["_doc_saved"] = {k: os.environ.get(k) for k in ("ANDROID_USER_HOME", "HOME")}
+    os.environ["ANDROID_USER_HOME"] = home
+    namespace["_doc_cwd"] = os.getcwd()
+    os.chdir(directory)
+    phone = subprocess.Popen([sys.executable, "-m", "baremobile", "virtual", "--port", "0"],
+                             env=_shell_env(namespace), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    namespace["_doc_phone"] = phone
+    folder = Path(home) / "baremobile-virtual"
+    deadline = time.monotonic() + 60
+    while not any(folder.glob("*.json")):
+        if phone.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the documents' phone did not start")
+        time.sleep(0.05)
 
 
 def _teardown(namespace: dict[str, Any]) -> None:
     subprocess.run([sys.executable, "-m", "baremobile", "daemon", "stop"],
                    env=_shell_env(namespace), capture_output=True, timeout=60)
+    phone = namespace.get("_doc_phone")
+    if phone is not None:
+        phone.terminate()
+        phone.wait(30)
+    os.chdir(namespace.get("_doc_cwd", os.getcwd()))
+    for key, value in namespace.get("_doc_saved", {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     for value in list(namespace.values()):
         close = getattr(value, "close", None)
         if callable(close) and type(value).__module__.startswith("baremobile"):
