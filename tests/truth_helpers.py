@@ -71,3 +71,15 @@ def landed_on(event: Event, element: str) -> bool:
 def opens(events: list[Event]) -> int:
     """Round trips: the services opened (each shell or exec command is one)."""
     return sum(1 for e in events if e.kind == "open")
+
+
+def dumps(events: list[Event]) -> int:
+    """The screen's dumps among ``events`` (``uiautomator dump`` runs)."""
+    return sum(1 for e in events if e.kind == "dump")
+
+
+def only_frame_checks(argvs: list[list[str]]) -> bool:
+    """Whether every command among ``argvs`` (``phone.events.commands()``) only read the
+    display's frame count (the page's freshness check): no input, no dump."""
+    return all(argv[:3] == ["service", "call", "SurfaceFlinger"] or argv[:1] == ["["]
+               or argv == ["echo", "--baremobile-unchanged--"] for argv in argvs)

@@ -13,9 +13,12 @@ in flight — and the three things every verb needs:
 * **observing** (:meth:`PageBase.snapshot`, :meth:`PageBase.find`): the dump streamed into
   the pruner, web pages merged in;
 * **resolving targets**: a ref or a selector to the point to touch — read again from the
-  screen when a verb that may have changed it ran since the last snapshot (one dump; none
-  while the snapshot is fresh, or with :attr:`PageBase.trust_refs`) — and whether the
-  element can take the action (not covered by another window, not disabled).
+  screen when it may have changed since the last snapshot: a verb of this page that may
+  have changed it ran since (one dump), or the device drew since (another actor: the app,
+  a notification, a second client; checked as :attr:`PageBase.freshness` says,
+  :mod:`~baremobile.page.freshness`); never with :attr:`PageBase.trust_refs` — and whether
+  the element can take the action (not covered by another window, not disabled, not a
+  guess among identical elements).
 
 Verb families (``actions``, ``waits``, ``gestures``, ``apps``, ``files``, ``system``,
 ``reading``, ``web``) are subclasses of this base, so everything they reach on the host is
@@ -46,6 +49,16 @@ from baremobile.errors import (
     RefCovered,
     RefNotFound,
 )
+from baremobile.page.freshness import (
+    MODES,
+    FrameTap,
+    Reading,
+    Unchanged,
+    check_mode,
+    unless_same,
+    valid_count,
+    with_frames,
+)
 from baremobile.page.selector import Selector, Target
 from baremobile.page.steps import (
     _NESTED,
@@ -57,7 +70,7 @@ from baremobile.page.steps import (
     sent_nothing,
     verb,
 )
-from baremobile.page.whynot import around_changed, describe, dialog_over, why_not
+from baremobile.page.whynot import around_changed, describe, dialog_over, guessed, why_not
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
 from baremobile.snapshot.identity import HISTORY, RefTracker
@@ -119,9 +132,28 @@ class PageBase:
         self._typed: Typed | None = None
         #: the snapshots before the last one, newest first (what a gone ref was, and where)
         self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
-        #: the screen read again to resolve targets since the last snapshot went stale, and
-        #: :attr:`actions` when it was read (see :meth:`_screen`)
-        self._now: tuple[int, Snapshot] | None = None
+        #: the screen read again to resolve targets (see :meth:`_screen`)
+        self._now: Reading | None = None
+        self._freshness = MODES[0]
+        self._frames_ok: bool | None = None  # the device answers a frame count (None: ?)
+        self._dump_token: str | None = None  # the frame count read with the latest dump
+        #: the last snapshot and the frame count read with it
+        self._last_token: tuple[Snapshot, str | None] | None = None
+        self._snap_tree = 0  # the tracker's tree number of the last snapshot
+
+    @property
+    def freshness(self) -> str:
+        """How the page learns, before acting on a ref or a selector, whether the screen
+        changed since the snapshot without it (the app, a second client): ``"frames"``
+        (default: the device says whether it drew since; a dump only when it did),
+        ``"strict"`` (a dump before every such action) or ``"own"`` (only this page's
+        acting verbs count). :attr:`trust_refs` overrides all three
+        (:mod:`baremobile.page.freshness`)."""
+        return self._freshness
+
+    @freshness.setter
+    def freshness(self, mode: str) -> None:
+        self._freshness = check_mode(mode)
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -308,33 +340,53 @@ class PageBase:
             self._recent.appendleft(self._last)
         self._last = snap
         self._snapshot_actions = actions
+        self._last_token = (snap, self._dump_token)
+        self._snap_tree = self._refs.assigned
         return snap
 
-    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False) -> Snapshot:
+    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False, *,
+              unless: str | None = None) -> Snapshot:
         """A snapshot of the screen now, numbered by the page's tracker (with ``web``, its
-        pages merged in)."""
+        pages merged in). With ``unless`` (a frame count), the device dumps only if it drew
+        since it printed that count; else :class:`~.freshness.Unchanged` is raised."""
         if web:
-            return self._web_dump(limits, timeout, self._refs)
+            return self._web_dump(limits, timeout, self._refs, unless=unless)
         self._web_seen = False  # no page was looked for: no web field to type into
-        return self._read_dump(limits, timeout, self._refs)[0]
+        return self._read_dump(limits, timeout, self._refs, unless=unless)[0]
 
     def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
-                   *, keep: bool = False) -> tuple[Snapshot, bytes]:
+                   *, keep: bool = False, unless: str | None = None) -> tuple[Snapshot, bytes]:
         """(the pruned dump, its bytes when ``keep``, else ``b""``); a recording
-        (:attr:`tracing`) is handed the bytes too."""
+        (:attr:`tracing`) is handed the bytes too. The page's dumps read the display's frame
+        count first, in the same round trip, while :attr:`freshness` uses it
+        (:attr:`_dump_token`); ``unless``: see :meth:`_dump`."""
         sink = self._dump_sink
         keep = keep or sink is not None
+        wrap = None
+        if unless is not None:
+            wrap = unless_same(unless)
+        elif tracker is not None and self._freshness == "frames" and self._frames_ok is not False:
+            wrap = with_frames
+        stream = self.device.dump_stream(timeout=timeout, wrap=wrap)
+        tap = FrameTap(stream) if wrap is not None else None
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(tracker=tracker, **cast("dict[str, Any]", limits))
         kept: list[bytes] = []
         held: bytes | None = None
-        for chunk in self.device.dump_stream(timeout=timeout):
-            if held is not None:
-                pruner.feed(held)
-            held = chunk
-            if keep:
-                kept.append(bytes(chunk))
+        with contextlib.closing(stream):  # type: ignore[type-var]
+            for chunk in (tap if tap is not None else stream):
+                if held is not None:
+                    pruner.feed(held)
+                held = chunk
+                if keep:
+                    kept.append(bytes(chunk))
+        if tap is not None:
+            self._dump_token = tap.token
+            if self._frames_ok is None:
+                self._frames_ok = valid_count(tap.token)
+        elif tracker is not None:
+            self._dump_token = None
         pruner.feed(held or b"", last=True)
         snap, data = pruner.close(), b"".join(kept)
         if sink is not None:
@@ -348,7 +400,7 @@ class PageBase:
             return self._read_dump({}, DUMP_TIMEOUT, None, keep=True)[1]
 
     def _web_dump(self, limits: dict[str, int], timeout: float,
-                  tracker: RefTracker | None) -> Snapshot:
+                  tracker: RefTracker | None, *, unless: str | None = None) -> Snapshot:
         """The screen with its foreground WebViews' pages merged in.
 
         A screen whose dump mentions a WebView is pruned twice: first natively, to find the
@@ -360,7 +412,7 @@ class PageBase:
         no page could be merged, the native pass was the one shown: the tracker adopts its
         fork. The ``[web]`` layer is imported only when a dump mentions a WebView."""
         fork = tracker.fork() if tracker is not None else None
-        snap, dump = self._read_dump(limits, timeout, fork, keep=True)
+        snap, dump = self._read_dump(limits, timeout, fork, keep=True, unless=unless)
         self._web_seen = b"WebView" in dump
         merged: Snapshot | None
         notes: list[str]
@@ -403,17 +455,44 @@ class PageBase:
         return cast(Snapshot, self.snapshot(web=self._web))
 
     def _screen(self) -> Snapshot:
-        """The screen targets are resolved against: the last snapshot while it is fresh (or
-        refs are trusted); else the screen read again now — one dump per change, through
-        the page's tracker (refs keep their numbers) — which is not shown to the caller:
+        """The screen targets are resolved against: the last snapshot while it shows the
+        screen (or refs are trusted); else the screen read again now, through the page's
+        tracker (refs keep their numbers) — which is not shown to the caller:
         :attr:`last_snapshot` stays the snapshot the caller's refs come from, and a later
-        verb on them reads the screen again."""
+        verb on them reads the screen again.
+
+        Whether the last snapshot (or the screen read since) still shows the screen is
+        :attr:`freshness`'s question: after this page acted, never; else ``"own"`` says yes,
+        ``"strict"`` no, ``"frames"`` asks the device whether it drew since (one round
+        trip that brings the dump along when it did; a device without a frame count is
+        ``"strict"``). Once per verb: the rest of the verb uses what it found."""
         assert self._last is not None
-        if not self._stale():
+        if self.trust_refs:
             return self._last
-        if self._now is None or self._now[0] != self.actions:
-            self._now = (self.actions, self._dump({}, DUMP_TIMEOUT, self._web))
-        return self._now[1]
+        now = self._now
+        if now is not None and now.actions != self.actions:
+            now = None  # read before this page acted since
+        if now is not None and (now.verb is self._token or self._freshness == "own"):
+            return now.snap
+        if now is not None:
+            base, token = now.snap, now.token
+        elif self._snapshot_actions == self.actions:  # this page did nothing since
+            if self._freshness == "own":
+                return self._last
+            last = self._last_token
+            base, token = self._last, (last[1] if last and last[0] is self._last else None)
+        else:
+            base, token = self._last, None
+        if self._freshness != "frames" or not valid_count(token):
+            token = None  # read it again
+        assert base is not None
+        try:
+            snap = self._dump({}, DUMP_TIMEOUT, self._web, unless=token)
+            token = self._dump_token
+        except Unchanged:  # nothing was drawn since: the screen is as it was read
+            snap = base
+        self._now = Reading(snap, self.actions, self._token, token)
+        return snap
 
     def _ref(self, ref: int) -> RefNode:
         if self._last is None:
@@ -430,6 +509,8 @@ class PageBase:
             changed = around_changed(ref, before, now) if before is not None else None
             if changed is not None:  # a look-alike on another screen, not the element
                 raise refused(changed)
+            if before is not None and self._refs.doubted_since(ref) > self._snap_tree:
+                raise refused(guessed(ref, before, now))  # one of identical elements
         return now.refs[ref]  # the same element, wherever it is now
 
     def _target(

@@ -122,12 +122,14 @@ class Action:
 
 @dataclass
 class Rule:
-    """``trigger`` (tap, double_tap, long_press, enter, swipe; in recorded scenarios also
-    type, key, launched, opened) on ``selector`` (or ``direction``) → actions.
+    """``trigger`` (tap, double_tap, long_press, enter, swipe, broadcast; in recorded
+    scenarios also type, key, launched, opened) on ``selector`` (or ``direction``) →
+    actions.
 
-    ``options`` holds what a recorded scenario's trigger says besides its selector: the
-    typed ``text`` (with ``into``, ``submit``), the ``key`` code, the ``package`` launched,
-    the ``uri`` opened, the swipe's start node ``from``."""
+    ``options`` holds what a trigger says besides its selector: a broadcast's intent
+    ``action``; in a recorded scenario the typed ``text`` (with ``into``, ``submit``), the
+    ``key`` code, the ``package`` launched, the ``uri`` opened, the swipe's start node
+    ``from``."""
 
     trigger: str
     selector: Selector | None
