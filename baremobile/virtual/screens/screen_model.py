@@ -475,15 +475,6 @@ class ScreenModel:
                 self._frame_count += 1
             return self._frame_count
 
-    def landed(self, x: float, y: float) -> dict[str, Any]:
-        """Where a touch at (x, y) would land now, without touching: ``{"window", "on",
-        "under"}`` as the event log records it (:meth:`~.touch.TouchInput.landed`)."""
-        with self._lock:
-            if self._replay is not None:
-                return {"window": "none", "on": None, "under": []}
-            lx, ly = self.display.to_layout(x, y)
-            return self._touch.landed(lx, ly)
-
     def broadcast(self, action: str, package: str | None = None) -> bool:
         """An intent broadcast (``am broadcast -a ACTION [-p PACKAGE]``) reaches the screen
         in front, as a receiver its activity registered while resumed: the screen's
