@@ -9,19 +9,13 @@ Every error baremobile raises on purpose is a :class:`BaremobileError`. Each car
 ``str(error)`` is the message followed by the hint, so a plain traceback already tells
 the reader how to proceed.
 
-Hints speak the caller's language. A hint that points to another verb names it with a
-``{placeholder}`` (``"take a new snapshot ({snapshot})"``), and whoever shows the error
-fills it in from its own vocabulary — one table, :data:`HINT_VERBS`, with a phrase per front
-door, rendered by :func:`vocabulary`: ``error.hint`` uses the Python API's
-(``page.snapshot()``), the tool dispatcher the tool names with their prefix, the CLI its
-commands, the daemon its methods. A front door passes its vocabulary to
-:meth:`BaremobileError.hint_in` / :meth:`BaremobileError.to_dict`; placeholders it does not
-define fall back to the Python wording.
+Hints speak the caller's language (:mod:`baremobile.hints`): a front door passes its
+vocabulary to :meth:`BaremobileError.hint_in` / :meth:`BaremobileError.to_dict`;
+placeholders it does not define fall back to the Python wording.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 __all__ = [
@@ -29,6 +23,7 @@ __all__ = [
     "HINT_VERBS",
     "PYTHON_VERBS",
     "vocabulary",
+    "register_verb",
     "say",
     "BaremobileError",
     "DeviceNotFound",
@@ -55,6 +50,7 @@ __all__ = [
     "NotEditable",
     "TextMismatch",
     "InvalidArgument",
+    "ResourceNotFound",
     "UnsupportedText",
     "InvalidScenario",
     "Unsupported",
@@ -70,86 +66,14 @@ __all__ = [
     "PageNavigated",
 ]
 
-#: What a hint can point to, in each front door's words: one row per thing, one phrase per
-#: door. ``python`` — the Python API; ``tools`` — a model calling tools (``{p}`` is the
-#: tool-name prefix); ``cli`` — the ``baremobile`` command; ``daemon`` — a program speaking
-#: the daemon's socket protocol (it falls back to the tools' phrase). A hint names a row as
-#: ``{key}``; each door renders it with :func:`vocabulary`, so a CLI user never reads a
-#: daemon method and a model never reads a shell command it cannot run.
-HINT_VERBS: Mapping[str, Mapping[str, str]] = {
-    "snapshot": {"python": "page.snapshot()", "tools": "the {p}snapshot tool",
-                 "cli": "baremobile snapshot"},
-    "last_snapshot": {"python": "page.last_snapshot", "tools": "the last {p}snapshot result",
-                      "cli": "the last snapshot printed"},
-    "back": {"python": "page.back()", "tools": "the {p}back tool", "cli": "baremobile back"},
-    "wakeup": {"python": "page.press('wakeup')", "tools": "the {p}press tool with key 'wakeup'",
-               "cli": "baremobile press wakeup"},
-    "screenshot": {"python": "page.screenshot()", "tools": "the {p}screenshot tool",
-                   "cli": "baremobile screenshot"},
-    "apps": {"python": "page.apps()", "tools": "the {p}list_apps tool",
-             "cli": "baremobile list-apps"},
-    "devices": {"python": "baremobile.devices()", "tools": "the {p}devices tool",
-                "cli": "baremobile devices"},
-    "pick_device": {"python": "connect(device='<serial>')",
-                    "tools": "pass device='<serial>' (or set it once with {p}configure)",
-                    "cli": "-d <serial>"},
-    "list_files": {"python": "page.shell('ls -l <folder>')", "tools": "the {p}list_files tool",
-                   "cli": "baremobile list-files <folder>"},
-    "reconnect": {"python": "connect() again to get a new page",
-                  "tools": "call again: the next call connects afresh",
-                  "cli": "run the command again"},
-    # the session daemon's own
-    "open_session": {"python": "the daemon/openSession method",
-                     "tools": "pass device='<serial>' to claim a device",
-                     "cli": "baremobile open --session NAME (-d DEVICE)",
-                     "daemon": "the daemon/openSession method"},
-    "close_session": {"python": "the daemon/releaseSession method",
-                      "tools": "end the session that holds it",
-                      "cli": "baremobile close --session NAME",
-                      "daemon": "the daemon/releaseSession method"},
-    "daemon_status": {"python": "baremobile daemon status", "tools": "baremobile daemon status",
-                      "cli": "baremobile daemon status", "daemon": "daemon/status"},
-    "daemon_stop": {"python": "baremobile daemon stop", "tools": "baremobile daemon stop",
-                    "cli": "baremobile daemon stop", "daemon": "daemon/shutdown"},
-    "list_methods": {"python": "daemon/methods", "tools": "the tool list",
-                     "cli": "baremobile --help", "daemon": "daemon/methods"},
-    "list_tools": {"python": "baremobile.tools.TOOLS", "tools": "the tool list",
-                   "cli": "baremobile tools", "daemon": "tools/list"},
-}
-#: The front doors :data:`HINT_VERBS` has words for.
-DOORS = ("python", "tools", "cli", "daemon")
-
-
-def vocabulary(door: str, prefix: str = "") -> dict[str, str]:
-    """How hints name things at ``door`` (``tools``: with the tool-name ``prefix``)."""
-    if door not in DOORS:
-        raise ValueError(f"unknown door {door!r}: one of {', '.join(DOORS)}")
-    out = {}
-    for key, words in HINT_VERBS.items():
-        phrase = words.get(door) or words["tools"]
-        out[key] = phrase.replace("{p}", prefix)
-    return out
-
-
-#: The Python API's names for what hints point to (``vocabulary("python")``).
-PYTHON_VERBS: Mapping[str, str] = vocabulary("python")
-
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
-
-
-def say(template: str, verbs: Mapping[str, str] | None = None) -> str:
-    """``template`` with its ``{verb}`` placeholders named in ``verbs`` (Python's wording
-    for any the vocabulary lacks; unknown placeholders stay as written)."""
-    if "{" not in template:
-        return template
-
-    def name(m: re.Match[str]) -> str:
-        key = m.group(1)
-        if verbs is not None and key in verbs:
-            return verbs[key]
-        return PYTHON_VERBS.get(key, m.group(0))
-
-    return _PLACEHOLDER.sub(name, template)
+from baremobile.hints import (  # noqa: E402 - re-exported: the errors speak in them
+    DOORS,
+    HINT_VERBS,
+    PYTHON_VERBS,
+    register_verb,
+    say,
+    vocabulary,
+)
 
 
 class BaremobileError(Exception):
@@ -456,6 +380,14 @@ class InvalidArgument(BaremobileError, ValueError):
     """An argument was rejected before anything was sent to the device."""
 
     code = "INVALID_ARGUMENT"
+
+
+class ResourceNotFound(InvalidArgument):
+    """An MCP resource URI no door serves (``resources/read``)."""
+
+    code = "RESOURCE_NOT_FOUND"
+    category = "INVALID_ARGUMENT"
+    default_hint = "resources/list lists the resources; resources/list-templates their forms"
 
 
 class UnsupportedText(InvalidArgument):

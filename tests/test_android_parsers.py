@@ -18,11 +18,14 @@ from baremobile.android import (
     display,
     host_devices,
     input_devices,
+    input_method,
     listing,
     logs,
     packages,
     processes,
     props,
+    run_as,
+    shell_command,
     windows,
 )
 from baremobile.errors import CommandFailed
@@ -46,17 +49,23 @@ def test_every_sample_has_a_parser_test() -> None:
         pytest.skip("the real outputs are not here (shared/real-outputs)")
     tested = set(GETPROP) | set(WM_SIZE) | set(DISPLAYS) | set(FOCUS) | set(GETEVENT) | \
         set(LS) | set(PS) | set(LOGCAT) | set(PM_RESULT) | set(AM) | set(BATTERY) | \
-        set(DEVICES) | {"wm-density/001_gekko-samsung-s24.txt",
-                        "ls-la/004_jetbrains-emu-api25-system.txt",
-                        "pm-list-packages/001_gwm-haval-headunit.txt",
-                        "pm-path/001_awesome-adb-ecarx.txt",
-                        "dumpsys-package/001_mvt-samsung.txt",
-                        "dumpsys-package/003_healer-mtk-tb8168.txt",
-                        "cmd-package-query-activities/001_lumisky-resolve-activity.txt",
-                        "cmd-clipboard-help/001_agent-device-pr2676-android16.txt",
-                        "uiautomator-dump-status/001_appagent-issue39.txt",
-                        "uiautomator-dump-status/002_androidviewclient-issue257.txt"}
-    assert set(rows) == tested and len(rows) == 47
+        set(DEVICES) | set(INPUT_METHOD) | {
+            "wm-density/001_gekko-samsung-s24.txt",
+            "ls-la/004_jetbrains-emu-api25-system.txt",
+            "pm-list-packages/001_gwm-haval-headunit.txt",
+            "pm-path/001_awesome-adb-ecarx.txt",
+            "dumpsys-package/001_mvt-samsung.txt",
+            "dumpsys-package/003_healer-mtk-tb8168.txt",
+            "cmd-package-query-activities/001_lumisky-resolve-activity.txt",
+            "cmd-clipboard-help/001_agent-device-pr2676-android16.txt",
+            "uiautomator-dump-status/001_appagent-issue39.txt",
+            "uiautomator-dump-status/002_androidviewclient-issue257.txt"}
+    # every file of the folder has a test of what its MANIFEST notes say a parser reads; a
+    # file added later fails here until it has one (no count: the folder grows)
+    missing = sorted(set(rows) - tested)
+    assert not missing, f"real outputs without a parser test (see their MANIFEST notes): {missing}"
+    stray = sorted(tested - set(rows))
+    assert not stray, f"tests of files the MANIFEST does not list: {stray}"
 
 
 @pytest.mark.parametrize("name", sorted(GETPROP))
@@ -304,6 +313,27 @@ def test_adb_devices(name: str) -> None:
     assert [(d.serial, d.state, dict(d.props)) for d in found] == DEVICES[name]
 
 
+#: file -> (editor, input_type, hint, package, shown, known): the MANIFEST's notes
+INPUT_METHOD = {
+    # Android 9, Motorola's always-on display: one client, mServedView=null, no EditorInfo;
+    # the service's mInputEditorInfo belongs to the IME and is not read as the client's
+    "dumpsys-input-method/001_notes-motorola-a9.txt": (False, 0, "", "", False, True),
+    # Android 13 camera app: the window is served (DecorView), inputType=0x0 (TYPE_NULL)
+    "dumpsys-input-method/002_healer-mtk-a13.txt":
+        (False, 0, "", "com.mediatek.camera", False, True),
+    # the CRITICAL-priority dump stops before the client section: nothing is known
+    "dumpsys-input-method/003_healer-mtk-a13-critical.txt": (False, 0, "", "", False, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPUT_METHOD))
+def test_input_method(name: str) -> None:
+    t = input_method.parse_input_target(sample(name).decode("utf-8", "replace"))
+    assert (t.editor, t.input_type, t.hint, t.package, t.shown, t.known) == INPUT_METHOD[name]
+    if name.endswith("002_healer-mtk-a13.txt"):  # not the fallback connection's mServedView
+        assert t.served_view.startswith("DecorView@") and "CameraLauncher" in t.served_view
+
+
 @pytest.mark.parametrize("name", samples("uiautomator-dump-status"))
 def test_dump_status_lines(name: str) -> None:
     from baremobile.errors import DeviceNotIdle, NullRootNode
@@ -503,13 +533,91 @@ def test_am_failures_keep_the_reason() -> None:
     assert not sec.ok and "Permission Denial" in (sec.error or "")
 
 
+def test_run_as_refusals_in_both_wordings() -> None:
+    # run-as.c (Android ≤ 7.1, panic()) and run-as.cpp (Android 8+, error(3)) — platform/
+    # system/core run-as/; the real-outputs folder has no run-as sample
+    old = {"run-as: Package 'com.x' is unknown\n": "unknown",
+           "run-as: Package 'com.x' is not debuggable\n": "not_debuggable",
+           "run-as: Package 'com.x' is not an application\n": "not_application",
+           "run-as: Package 'com.x' has corrupt installation\n": "corrupt"}
+    new = {"run-as: unknown package: com.x\n": "unknown",
+           "run-as: package not debuggable: com.x\n": "not_debuggable",
+           "run-as: package not an application: com.x\n": "not_application",
+           "run-as: package has corrupt installation: com.x\n": "corrupt"}
+    for text, reason in [*old.items(), *new.items()]:
+        r = run_as.parse_run_as(text.replace("\n", "\r\n"))  # an old pty shell's CRLF too
+        assert r is not None and (r.reason, r.package, r.old) == (reason, "com.x", text in old)
+    disabled = run_as.parse_run_as("run-as: run-as is disabled from the kernel commandline\n")
+    assert disabled is not None and disabled.reason == "disabled"
+    other = run_as.parse_run_as("run-as: Permission denied\n")
+    assert other is not None and (other.reason, other.old) == ("other", True)
+    # what the command itself printed is no refusal
+    assert run_as.parse_run_as("cat: shared_prefs/x.xml: No such file or directory\n") is None
+    assert run_as.parse_run_as("") is None
+
+
+def test_shell_command_exceptions_in_every_release_wording() -> None:
+    # ShellCommand.exec / BasicShellCommandHandler.exec (frameworks/base, modules-utils) and
+    # Pm.java's own catches (Android ≤ 6): the exception, never the line announcing it
+    tail = "\tat com.android.server.pm.PackageManagerShellCommand.onCommand(x.java:1)\n"
+    cases = {
+        "\nException occurred while executing 'grant':\n"  # Android 11+
+        "java.lang.IllegalArgumentException: Unknown package: com.nope\n" + tail:
+            ("java.lang.IllegalArgumentException", "Unknown package: com.nope"),
+        "\nException occurred while executing:\n"  # Android 8-10
+        "java.lang.IllegalArgumentException: Unknown package: com.nope\n" + tail:
+            ("java.lang.IllegalArgumentException", "Unknown package: com.nope"),
+        "\nException occurred while dumping:\n"  # Android 7
+        "java.lang.IllegalStateException\n" + tail:
+            ("java.lang.IllegalStateException", ""),
+        "Security exception: Package com.x has not requested permission y.Z\n\n"  # 7-10
+        "java.lang.SecurityException: Package com.x has not requested permission y.Z\n"
+        + tail: ("java.lang.SecurityException",
+                 "Package com.x has not requested permission y.Z"),
+        "Bad argument: java.lang.IllegalArgumentException: Unknown package: com.nope\n"
+        "usage: pm list packages [-f]\n": ("java.lang.IllegalArgumentException",
+                                            "Unknown package: com.nope"),  # Pm.java
+        "Operation not allowed: java.lang.SecurityException: Package com.x has not "
+        "requested permission y.Z\n": ("java.lang.SecurityException",
+                                       "Package com.x has not requested permission y.Z"),
+        "Error: java.lang.NullPointerException: Attempt to invoke virtual method\n":
+            ("java.lang.NullPointerException", "Attempt to invoke virtual method"),
+        "\nException occurred while executing 'install':\njava.lang.IllegalArgumentException:"
+        " Error: Failed to parse APK file: /t/a.apk: Failed to parse /t/a.apk\n" + tail +
+        "Caused by: java.io.IOException: Failed to load asset path /t/a.apk from fd 9\n":
+            ("java.lang.IllegalArgumentException",
+             "Error: Failed to parse APK file: /t/a.apk: Failed to parse /t/a.apk"),
+    }
+    for text, (name, message) in cases.items():
+        got = shell_command.parse_exception(text)
+        assert got is not None and (got.name, got.message) == (name, message), text
+        r = packages.parse_pm_result(text)  # pm install's reason is that message
+        assert not r.ok and r.reason == (message or name) and r.exception == name
+    assert shell_command.parse_exception("Success\n") is None
+    assert shell_command.parse_exception("package:com.android.settings\n") is None
+
+
+def test_pm_install_refusing_a_file_that_is_no_apk() -> None:
+    # Android ≤ 6 (Pm.runInstall: stderr "\tpkg: PATH"), Android 7+ streamed (the session's
+    # commit, PackageParser / ApkLiteParseUtils)
+    old = packages.parse_pm_result("\tpkg: /data/local/tmp/a.apk\n"
+                                   "Failure [INSTALL_FAILED_INVALID_APK]\n")
+    assert (old.ok, old.reason) == (False, "INSTALL_FAILED_INVALID_APK")
+    new = packages.parse_pm_result(
+        "Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse /data/app/vmdl1.tmp/base.apk: "
+        "Failed to load asset path /data/app/vmdl1.tmp/base.apk]\n")
+    assert (new.ok, new.reason) == (False, "INSTALL_PARSE_FAILED_NOT_APK")
+    assert new.detail is not None and new.detail.startswith("Failed to parse /data/app/vmdl1")
+
+
 # -- properties: damaged output never crashes a parser and never invents a value -------------
 
 ALL_FILES = [name for command in (
     "getprop", "wm-size", "wm-density", "dumpsys-window-displays", "dumpsys-window-focus",
     "getevent-lp", "ls-la", "ps-A", "logcat-threadtime", "pm-install", "pm-uninstall",
     "pm-list-packages", "pm-path", "dumpsys-package", "cmd-package-query-activities",
-    "am-start", "dumpsys-battery", "adb-devices-l") for name in samples(command)]
+    "am-start", "dumpsys-battery", "adb-devices-l", "dumpsys-input-method")
+    for name in samples(command)]
 
 PARSERS = {
     "getprop": lambda t: dict(props.parse_getprop(t).values),
@@ -530,6 +638,8 @@ PARSERS = {
     "am-start": activity.parse_am_start,
     "dumpsys-battery": battery.parse_battery,
     "adb-devices-l": host_devices.parse_devices,
+    "dumpsys-input-method": lambda t: input_method.parse_input_target(
+        t.decode("utf-8", "replace") if isinstance(t, bytes) else t),
 }
 
 
@@ -615,5 +725,7 @@ def test_random_bytes_never_crash(data: bytes) -> None:
     for parse in PARSERS.values():
         parse(data)
     logs.keep_pids(data, [1])
+    run_as.parse_run_as(data)
+    shell_command.parse_exception(data)
     input_devices.find_touchscreen(input_devices.parse_getevent(data))
     processes.only_header(data)

@@ -15,6 +15,7 @@ import pytest
 import baremobile.daemon.errors as daemon_errors
 import baremobile.errors as errors
 from baremobile.errors import DOORS, HINT_VERBS, BaremobileError, vocabulary
+from baremobile.tools.dispatch import hint_words
 from baremobile.virtual import VirtualPhone
 from tests.daemon_helpers import RawClient, cli, cli_env, ok
 
@@ -33,20 +34,22 @@ def _error_classes() -> list[type[BaremobileError]]:
 def test_one_hint_table_with_a_phrase_for_every_door():
     for key, words in HINT_VERBS.items():
         assert {"python", "tools", "cli"} <= set(words), key
-    cli_words = vocabulary("cli")
+    cli_words = hint_words("cli")
     assert not [p for p in cli_words.values() if "daemon/" in p or "page." in p]
-    tool_words = vocabulary("tools", "android_")
+    assert cli_words["list_apps"] == "baremobile list-apps"
+    tool_words = hint_words("tools", "android_")
     assert tool_words["snapshot"] == "the android_snapshot tool"
     assert not [p for p in tool_words.values() if "daemon/" in p or "page." in p]
-    assert vocabulary("daemon")["open_session"] == "the daemon/openSession method"
-    assert vocabulary("python")["snapshot"] == "page.snapshot()"
+    assert hint_words("daemon")["open_session"] == "the daemon/openSession method"
+    assert hint_words("python")["snapshot"] == "page.snapshot()"
+    assert errors.say("{list_apps}") == "page.list_apps()"  # Python's words need no table
     with pytest.raises(ValueError):
         vocabulary("fax")
 
 
 @pytest.mark.parametrize("door", DOORS)
 def test_every_default_hint_renders_in_every_door(door):
-    words = vocabulary(door)
+    words = hint_words(door)
     for cls in _error_classes():
         template = cls.__dict__.get("default_hint") or ""
         if not template:

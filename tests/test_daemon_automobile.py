@@ -116,7 +116,8 @@ def test_ide_endpoints_as_the_document_writes_them(phone: VirtualPhone, daemon_s
         assert info["settings"]["busy_wait"] == 0
         acted = c.ok("tools/call", {"name": "press", "arguments": {"key": "back"},
                                     "sessionId": "flags"})
-        assert "snapshot" in acted["structuredContent"]  # observed after acting
+        # observed after acting: the screen in the text a model reads, the facts beside it
+        assert "[ref=" in acted["content"][0]["text"] and acted["structuredContent"]["refs"]
         # per session too
         c.ok("ide/setFeatureFlag", {"key": "observe", "enabled": False, "sessionId": "flags"})
         mine = c.ok("ide/listFeatureFlags", {"sessionId": "flags"})["flags"]
@@ -226,7 +227,7 @@ def test_pool_and_sessions_with_expiry(phone: VirtualPhone, daemon_socket: str):
         refreshed = c.ok("daemon/refreshDevices", kind="daemon_request")
         assert {"addedDevices", "totalDevices", "availableDevices", "stats"} <= set(refreshed)
         snap = c.ok("tools/call", {"name": "snapshot", "arguments": {}, "sessionId": "abc-123"})
-        text = snap["structuredContent"]["snapshot"]
+        text = snap["content"][0]["text"]
         info = c.ok("daemon/sessionInfo", {"sessionId": "abc-123"}, kind="daemon_request")
         assert info["sessionId"] == "abc-123" and info["assignedDevice"] == phone.address
         assert info["platform"] == "android"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import given
@@ -250,3 +251,23 @@ def test_the_public_surface_is_unchanged_and_lazy():
                  "import baremobile.page, baremobile; print(callable(baremobile.snapshot))",
                  "from baremobile import *; print(callable(snapshot) and bool(connect))"):
         assert _fresh(code) == "True", code
+
+
+def test_the_client_waits_the_deadline_the_daemon_gave(monkeypatch, daemon_socket):
+    """The client does not pad a call blindly: the daemon tells it the deadline it gave the
+    request (timeoutMs raised to the tool's floor, baremobile.timeouts), and the client waits
+    that long — a one-second wait asked with timeoutMs 100 is answered, not abandoned."""
+    from baremobile.daemon import client as client_module
+    from baremobile.daemon.client import Client
+    from baremobile.virtual import VirtualPhone
+    from tests.conftest import free_port
+    from tests.daemon_helpers import running_daemon
+
+    monkeypatch.setattr(client_module, "_GRACE", 0.2)  # without the deadline: 0.3 s
+    with VirtualPhone(port=free_port()) as phone, running_daemon(daemon_socket,
+                                                                 devices=[phone.address]):
+        with Client(daemon_socket, autostart=False) as client:
+            t0 = time.monotonic()
+            got = client.request("tools/call", {"name": "wait", "arguments": {"seconds": 1},
+                                                "session": "s"}, timeout_ms=100)
+            assert got["ok"] and time.monotonic() - t0 >= 1.0

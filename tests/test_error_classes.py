@@ -185,9 +185,42 @@ def test_a_png_the_caller_passes_is_checked_as_the_callers():
 
 
 def test_every_vocabulary_names_every_verb_a_hint_may_use():
-    from baremobile.cli import CLI_VERBS
+    """Every placeholder a hint anywhere in the package uses is worded at every door: a
+    tool of the table (its words rendered from its row; in Python its verb — so its name
+    must be a Page verb) or a row of HINT_VERBS."""
+    import ast
+    import re
+    from pathlib import Path
 
-    assert set(tool_verbs()) == set(PYTHON_VERBS) == set(CLI_VERBS)
+    from baremobile.cli.output import cli_words
+    from baremobile.errors import HINT_VERBS
+    from baremobile.page.steps import facts
+    from baremobile.tools.dispatch import hint_words
+
+    used: set[str] = set()
+    for path in Path(tools.__file__).parent.parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values = []
+            if isinstance(node, ast.keyword) and node.arg == "hint":
+                values.append(node.value)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(getattr(t, "attr", getattr(t, "id", "")) in ("hint", "default_hint")
+                       for t in targets) and node.value is not None:
+                    values.append(node.value)
+            for value in values:
+                for part in ast.walk(value):
+                    if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                        used |= set(re.findall(r"\{([a-z_]+)\}", part.value))
+    unknown = used - {t.name for t in tools.TOOLS} - set(HINT_VERBS)
+    assert not unknown, f"placeholders no door words: {unknown}"
+    assert {"snapshot", "list_apps", "list_files", "devices", "back"} <= used
+    for key in used:
+        assert key in HINT_VERBS or facts(key) is not None, f"{{{key}}}: no Page verb {key}"
+        for words in (tool_verbs(), cli_words(), hint_words("daemon"), hint_words("python")):
+            assert key in words, key
+        assert not BaremobileError("m", hint=f"{{{key}}}").hint.startswith("{")
+    assert set(tool_verbs()) == set(cli_words()) == set(hint_words("daemon"))
 
 
 def test_tool_hints_name_tools_with_their_prefix_never_python(page, phone):
@@ -221,5 +254,6 @@ def test_device_file_errors_come_with_a_hint(page, tmp_path):
 
 def test_a_hint_may_hold_braces_that_are_not_verbs():
     e = BaremobileError("m", hint='tap {"text": "OK"} or {unknown_verb}, then {snapshot}')
+    assert PYTHON_VERBS.get("snapshot") is None  # a tool: its verb, page.snapshot()
     assert e.hint == 'tap {"text": "OK"} or {unknown_verb}, then page.snapshot()'
     assert e.to_dict(tool_verbs("x_"))["hint"].endswith("then the x_snapshot tool")

@@ -65,7 +65,8 @@ LAYERS: list[list[str]] = [
     ["baremobile.transport"],
     ["baremobile.android"],  # no I/O: command lines, plans, parsers of command output
     ["baremobile.errors"],
-    ["baremobile.safetext"],  # text from outside made encodable, once (no I/O, stdlib only)
+    ["baremobile.hints"],  # how hints name things at each door (no I/O)
+    ["baremobile.safetext", "baremobile.suggest", "baremobile.timeouts"],  # stdlib only
     # -- the virtual phone: a peer that imports nothing of the product ---------------------
     v(""),  # its facade: VirtualPhone
     v("phone"),
@@ -87,7 +88,7 @@ LAYERS: list[list[str]] = [
     v("screens.keys"),
     v("screens.reactions"),
     v("screens.render", "screens.paint"),
-    v("screens.filters", "screens.system_ui"),
+    v("screens.filters", "screens.system_ui", "screens.shade", "screens.installs"),
     v("screens.state"),
     v("screens.display", "screens.clock"),
     # scenario files

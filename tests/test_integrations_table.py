@@ -14,6 +14,7 @@ import pytest
 
 from baremobile import connect, tools
 from baremobile.errors import InvalidArgument
+from baremobile.tools import render
 
 FRAMEWORKS = {"langchain": "langchain_core", "pydantic_ai": "pydantic_ai",
               "openai_agents": "agents"}
@@ -48,8 +49,10 @@ def test_every_tool_of_every_group_is_a_framework_tool(name, page):
     with tools.Session(device=page.serial) as session:
         for target, device in ((page, False), (session, True)):
             got = rendered(name, bm.tools(target, groups=["all", "eval"]))
-            want = [(t.name, t.full_description(), t.parameters(device=device))
-                    for t in tools.TOOLS]
+            want = [(d["name"], d["description"], d["parameters"])
+                    for d in render.function_schemas(tools.TOOLS, "json", device=device)]
+            for w in want:
+                w[2].pop("$schema")
             assert got == want
             gated = rendered(name, bm.tools(target, groups="all"))  # eval must be named
             assert [n for n, _, _ in gated] == [n for n, _, _ in want if n != "eval"]

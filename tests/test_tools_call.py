@@ -462,19 +462,28 @@ def test_apps_group(page, phone):
     ok(gcall(page, "revoke_permission", {"package": MESSAGES,
                                               "permission": "android.permission.CAMERA"}))
     assert "android.permission.CAMERA" not in phone.model.granted[MESSAGES]
-    err(gcall(page, "grant_permission", {"package": "com.nope.app",
-                                              "permission": "android.permission.CAMERA"}),
-        "COMMAND_FAILED")
+    e = err(gcall(page, "grant_permission", {"package": "com.nope.app",
+                                                  "permission": "android.permission.CAMERA"}),
+            "INVALID_ARGUMENT")  # not installed, as pm's exception line says
+    assert "com.nope.app is not installed" in e["message"]
     err(gcall(page, "grant_permission", {"package": MESSAGES, "permission": "a b"}),
         "INVALID_ARGUMENT")
 
 
 def test_install_app(page, phone, tmp_path):
-    (tmp_path / "app.apk").write_bytes(b"PK\x03\x04 not really an apk")
+    from baremobile.virtual.apk import build_apk
+
+    (tmp_path / "app.apk").write_bytes(build_apk("com.example.tool", "Tool App", 1, "1.0",
+                                                 ".Main"))
     r = ok(gcall(page, "install_app", {"apk": "app.apk"}, files_dir=tmp_path))
     assert "Success" in r["output"] and r["done"] == "installed app.apk"
     pushed = [e["path"] for e in phone.events.list("push")]
     assert pushed == ["/data/local/tmp/baremobile_install.apk"]
+    assert "com.example.tool" in ok(gcall(page, "list_apps", {}))["packages"]
+    (tmp_path / "junk.apk").write_bytes(b"PK\x03\x04 not really an apk")
+    e = err(gcall(page, "install_app", {"apk": "junk.apk"}, files_dir=tmp_path),
+            "COMMAND_FAILED")  # the package manager refuses a file that is no APK
+    assert "Failed to parse APK file" in e["message"]
     e = err(gcall(page, "install_app", {"apk": "missing.apk"}, files_dir=tmp_path),
             "INVALID_ARGUMENT")
     assert "does not exist" in e["message"]

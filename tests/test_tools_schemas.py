@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from baremobile import tools
 from baremobile.errors import InvalidArgument
+from baremobile.tools import render
 from baremobile.tools.schemas import DRAFT_2020_12
 from baremobile.tools.spec import PARAMS, TOOLS
 
@@ -41,8 +42,9 @@ def test_every_style_is_valid_json_schema(style, groups):
         params = _parameters(style, entry)
         Draft202012Validator.check_schema(params)  # against the 2020-12 meta-schema
         Draft7Validator.check_schema(params)  # and draft-07, for older consumers
-        assert params["type"] == "object" and params["additionalProperties"] is False
+        assert params["type"] == "object"
         assert set(params.get("required", ())) <= set(params["properties"])
+        _portable(params)
         name = _name(style, entry)
         assert NAME.match(name) and name.startswith("android_pixel7_")
         desc = entry["function"]["description"] if style == "openai" else entry["description"]
@@ -52,6 +54,38 @@ def test_every_style_is_valid_json_schema(style, groups):
         assert all(_parameters(style, e)["$schema"] == DRAFT_2020_12 for e in defs)
     else:
         assert all("$schema" not in _parameters(style, e) for e in defs)
+
+
+#: what a shown schema may hold: the subset every function-calling API and MCP client takes
+#: (Gemini refuses type lists, anyOf, additionalProperties and objects without properties)
+_PORTABLE = {"type", "description", "enum", "properties", "required", "items", "$schema"}
+
+
+def _portable(schema: dict, where: str = "") -> None:
+    assert set(schema) <= _PORTABLE, f"{where}: {set(schema) - _PORTABLE}"
+    assert isinstance(schema.get("type"), str), f"{where}: one type, not {schema.get('type')}"
+    if schema["type"] == "object" and where and not where.endswith(".args"):
+        # only a batch step's arguments are any object (each step's tool checks them)
+        assert schema.get("properties"), f"{where}: an object shown without properties"
+    for name, sub in schema.get("properties", {}).items():
+        _portable(sub, f"{where}.{name}")
+    if "items" in schema:
+        _portable(schema["items"], f"{where}[]")
+    if "enum" in schema:
+        kind = {"string": str, "integer": int, "number": (int, float), "boolean": bool}
+        assert all(isinstance(v, kind[schema["type"]]) for v in schema["enum"]), where
+
+
+def test_every_accepted_schema_is_strict():
+    """What is shown is the portable subset; what is accepted keeps every bound: unknown
+    arguments are refused, and every shown parameter is accepted."""
+    for t in TOOLS:
+        accepted = t.parameters()
+        Draft202012Validator.check_schema(accepted)
+        assert accepted["additionalProperties"] is False
+        shown = tools.schemas("json", groups=["all", "eval"])
+        mine = next(d for d in shown if d["name"] == t.name)["parameters"]["properties"]
+        assert set(mine) <= set(accepted["properties"]), t.name
 
 
 def test_style_shapes():
@@ -97,12 +131,15 @@ def test_device_parameter_switch():
 
 def test_descriptions_teach_refs():
     snap = next(t for t in TOOLS if t.name == "snapshot")
-    assert "keeps its ref while it stays on screen" in snap.description
-    assert "diff=true" in snap.description and "#name" in snap.description
+    assert "kept while it stays on screen" in snap.description
+    assert "diff=true" in snap.description and "#id" in snap.description
+    find = next(t for t in TOOLS if t.name == "find")
+    for field in ("text", "text_contains", "desc", "desc_contains", "id", "role", "class_name",
+                  "index"):  # the selector's fields are said once, where it is taught
+        assert field in find.description, field
     for t in TOOLS:
         assert t.description.endswith(".") and t.description[0].isupper(), t.name
-        for p, s in t.parameters()["properties"].items():
-            assert s.get("description"), f"{t.name}.{p} has no description"
+        assert " Returns " in render.describe(t), t.name
 
 
 def test_schemas_are_fresh_copies():
@@ -205,10 +242,7 @@ def test_bounds_patterns_and_descriptions():
     assert tools.validate({"tag": "ActivityManager:W"}, logcat)
     stable = next(t for t in TOOLS if t.name == "wait_stable").parameters()
     assert stable["properties"]["timeout"]["minimum"] == 1
-    desc = PARAMS["direction"]["description"]
-    assert "'down' shows what is below (like swiping up)" in desc
-    scroll = next(t for t in TOOLS if t.name == "scroll")
-    assert "'down' shows what is below (like swiping up)" in scroll.description
+    assert "down: see what is below" in PARAMS["direction"]["description"]
 
 
 class _Odd:

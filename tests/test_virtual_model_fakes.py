@@ -93,6 +93,18 @@ class FakeScreens:
                 return True
         return False
 
+    def force_stop(self, package: str) -> None:
+        self.calls.append(("force_stop", package))
+        if self.cur[0] == package:  # its activities finish: the launcher shows
+            self.cur = LAUNCHER
+
+    def statusbar(self, what: str) -> bool:
+        self.calls.append(("statusbar", what))
+        return what in ("expand-notifications", "expand-settings", "collapse")
+
+    def install(self, package: str, *rest: Any) -> None:
+        self.calls.append(("install", package))
+
     def view(self, uri: str) -> str | None:
         self.calls.append(("view", uri))
         if uri.startswith("https://"):

@@ -172,7 +172,9 @@ def test_pm_answers() -> None:
         assert all(result.match(ln) for ln in real.splitlines() if ln)
     assert result.match(_run("pm uninstall com.android.settings").strip())
     assert result.match(_run("pm uninstall com.nope").strip())
-    assert result.match(_run("pm install /data/local/tmp/nothing.apk").strip().splitlines()[-1])
+    # a file that is no APK, streamed as adb install streams it: refused at the commit
+    refused = _run("echo junk > /data/local/tmp/x.apk; pm install -S 5 < /data/local/tmp/x.apk")
+    assert result.match(refused.strip().splitlines()[-1])
 
 
 def test_dumpsys_package() -> None:

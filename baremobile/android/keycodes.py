@@ -3,12 +3,14 @@
 ``press("back")``, ``press("KEYCODE_BACK")``, ``press("BACK")`` and ``press(4)`` are the
 same key. Names are case-insensitive; ``-``/space become ``_``. A one-character string of a
 digit is that digit's key (``"5"`` → KEYCODE_5); a number (or a string of two or more
-digits) is a raw key code.
+digits) is a raw key code. A name it does not know is refused with the closest one it does
+(``press("bakc")``: "did you mean 'back'?").
 """
 
 from __future__ import annotations
 
 from baremobile.errors import InvalidArgument
+from baremobile.suggest import did_you_mean
 
 __all__ = ["KEYCODES", "ALIASES", "keycode"]
 
@@ -177,8 +179,13 @@ def keycode(key: str | int) -> int:
     if upper in KEYCODES:
         return KEYCODES[upper]
     known = ", ".join(sorted(ALIASES))
+    names = [k for k in KEYCODES if not k.isdigit()]
+    if norm.upper().startswith("KEYCODE_"):  # an Android name: the Android name nearest
+        near = did_you_mean(upper, names, cutoff=0.75, shown="KEYCODE_{}")
+    else:
+        near = did_you_mean(norm.lower(), ALIASES) or did_you_mean(upper, names, cutoff=0.75)
     raise InvalidArgument(
-        f"unknown key {key!r}",
+        f"unknown key {key!r}{near}",
         hint=f"use a key code number, an Android name like 'KEYCODE_MEDIA_PLAY', "
         f"or one of: {known}",
     )

@@ -11,7 +11,14 @@
   ``/data/app/PKG-1.apk`` before).
 * ``pm install`` / ``uninstall`` (``runInstall`` / ``runUninstall``): ``Success``, or
   ``Failure [REASON]`` / ``Failure [REASON: detail]``; older ones print ``Error: …``, and a
-  crash of the command ``Exception occurred while executing …`` or a Java exception line.
+  command that threw prints the exception as :mod:`baremobile.android.shell_command` reads
+  it (``Exception occurred while executing 'install':`` and, on the next line, the
+  exception that says what went wrong — the reason is that line's message). Android ≤ 6
+  (``Pm.java``) prints ``\tpkg: PATH`` on stderr first. A file that is no APK fails as
+  ``Failure [INSTALL_FAILED_INVALID_APK]`` on Android ≤ 6 (``DefaultContainerService``
+  cannot parse it), ``Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse PATH]`` from
+  Android 7 (``PackageParser.parseApkLite``, a session's ``base.apk``), with ``: Failed to
+  load asset path PATH`` after it from Android 11 (``ApkLiteParseUtils``, ``ApkAssets``).
   The host ``adb install`` adds ``Performing Streamed Install`` or a push progress line.
 * ``dumpsys package [packages]`` (``PackageManagerService.dumpPackagesLPr`` /
   ``ComputerEngine``): ``Packages:`` then per package ``  Package [NAME] (HASH):`` and its
@@ -29,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from baremobile.android.shell_command import parse_exception
 from baremobile.android.text import lines
 
 __all__ = ["Listed", "PmResult", "parse_list_packages", "parse_pm_path", "base_apk",
@@ -81,9 +89,12 @@ class PmResult:
 
     ok: bool
     reason: str | None = None
-    """``INSTALL_FAILED_…`` / ``DELETE_FAILED_…`` or the error line's words"""
+    """``INSTALL_FAILED_…`` / ``DELETE_FAILED_…``, an exception's message, or the error
+    line's words"""
     detail: str | None = None
     """the text after the reason inside the brackets, if any"""
+    exception: str | None = None
+    """the class of the exception the command threw (``java.lang.SecurityException``)"""
 
 
 _FAILURE = re.compile(r"Failure\s*\[([A-Z0-9_]+|[^\]:]+?)(?::\s*(.*?))?\]")
@@ -91,7 +102,8 @@ _FAILURE = re.compile(r"Failure\s*\[([A-Z0-9_]+|[^\]:]+?)(?::\s*(.*?))?\]")
 
 def parse_pm_result(data: bytes | str) -> PmResult:
     """``Success`` anywhere on a line of its own is success; otherwise the failure's
-    reason (the bracketed code, an ``Error:`` line, an exception line), else
+    reason (the bracketed code; the message of the exception the command threw — the line
+    after ``Exception occurred while executing:``, not that line; an ``Error:`` line), else
     ``reason=None``."""
     text = [ln.strip() for ln in lines(data) if ln.strip()]
     for ln in text:
@@ -100,8 +112,11 @@ def parse_pm_result(data: bytes | str) -> PmResult:
             return PmResult(False, m.group(1).strip(), (m.group(2) or "").strip() or None)
     if any(ln == "Success" for ln in text):
         return PmResult(True)
+    thrown = parse_exception(data)
+    if thrown is not None:
+        return PmResult(False, thrown.message or thrown.name, exception=thrown.name)
     for ln in text:
-        if ln.startswith("Error:") or "Exception" in ln.split(":")[0]:
+        if ln.startswith("Error:"):
             return PmResult(False, ln.partition(":")[2].strip() or ln)
     return PmResult(False, None)
 

@@ -81,7 +81,7 @@ def validate_package(package: object) -> str:
     if not isinstance(package, str) or not _PACKAGE.match(package):
         raise InvalidArgument(
             f"{package!r} is not an Android package name",
-            hint="package names look like 'com.android.settings'; list them with {apps}",
+            hint="package names look like 'com.android.settings'; list them with {list_apps}",
         )
     return package
 
@@ -131,10 +131,22 @@ def validate_log_tag(tag: object) -> str:
 
 
 def absolute_path(path: object) -> str:
-    """A device path: absolute, without NUL."""
-    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
+    """A device path, as every verb and door checks it: text starting with ``/``, holding no
+    NUL, line break or lone surrogate (a path the sync protocol and ``sh -c`` both carry
+    unchanged, and a listing can show on one line)."""
+    if not isinstance(path, str) or not path.startswith("/"):
         raise InvalidArgument(f"{path!r} is not an absolute device path",
                               hint="device paths start with /, e.g. /sdcard/Download")
+    if "\0" in path or "\n" in path or "\r" in path:
+        raise InvalidArgument(f"{path!r} is not a device path baremobile can name: it holds "
+                              "a NUL or a line break",
+                              hint="name the file without control characters (list its "
+                                   "folder to see its name)")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument("the device path holds a lone surrogate, which cannot be sent",
+                              hint="pass well-formed text") from None
     return path
 
 

@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import contextvars
 import signal
 import sys
 from collections.abc import Sequence
 
-from baremobile.cli.output import CLI_VERBS
 from baremobile.errors import BaremobileError, InvalidArgument, InvalidScenario
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
-__all__ = ["CLI_VERBS", "OTHER_COMMANDS", "build_parser", "command_names", "main"]
+__all__ = ["OTHER_COMMANDS", "build_parser", "command_names", "main"]
 
 
 
@@ -98,11 +98,56 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
             from baremobile.daemon.mcp_proxy import run
         else:
             from baremobile.tools.mcp_server import run
-    except ImportError as exc:
-        print(f"the MCP server needs the [mcp] extra: pip install 'baremobile[mcp]' ({exc})",
-              file=sys.stderr)
-        return 2
+    except ImportError as exc:  # a missing extra is MISSING_DEPENDENCY (exit status 8)
+        from baremobile.cli.output import print_error
+
+        return print_error({"code": "MISSING_DEPENDENCY", "category": "MISSING_DEPENDENCY",
+                            "message": f"the MCP server needs the [mcp] extra ({exc})",
+                            "hint": "pip install 'baremobile[mcp]'"},
+                           as_json=bool(getattr(args, "json", False)))
     return run(args)
+
+
+class UsageError(Exception):
+    """An argparse usage error, raised instead of exiting so that ``--json`` can answer it
+    as JSON (``main`` shows it: argparse's usage and message, or the error object)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+#: whether usage errors are raised (inside :func:`main`, which shows them) or printed with
+#: argparse's exit (a parser from :func:`build_parser` used elsewhere)
+_RAISING = contextvars.ContextVar("baremobile_cli_raising", default=False)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors :func:`main` raises (:class:`UsageError`) rather than
+    prints; every sub-parser is one too (``add_subparsers`` makes its parsers of the
+    parent's class)."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        if _RAISING.get():
+            raise UsageError(self, message)
+        super().error(message)
+
+
+def _usage_error(exc: UsageError, as_json: bool) -> int:
+    """A usage error shown as argparse shows it (usage, then ``prog: error: …``, exit 2) or,
+    with ``--json``, as the error object on stdout (``INVALID_ARGUMENT``, exit 2)."""
+    if not as_json:
+        exc.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{exc.parser.prog}: error: {exc.message}\n")
+        return 2
+    from baremobile.cli.output import print_error
+
+    usage = exc.parser.format_usage().strip().replace("\n", " ")
+    return print_error({"code": "USAGE", "category": "INVALID_ARGUMENT",
+                        "message": f"{exc.parser.prog}: {exc.message}",
+                        "hint": f"{' '.join(usage.split())} ({exc.parser.prog} --help says more)"},
+                       as_json=True)
 
 
 class _Skipped:
@@ -184,7 +229,7 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
     from baremobile import __version__
     from baremobile.cli import daemon_cmd, session, trace_cmd
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="baremobile", description="Drive Android devices from agents. Every tool is a "
         "command (baremobile COMMAND --help says more); errors say what to do.",
         formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=32))
@@ -197,7 +242,7 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
     p.add_argument("-L", dest="adb_socket", metavar="tcp:HOST:PORT",
                    help="as adb's -L: the adb server socket (overrides $ADB_SERVER_SOCKET)")
     session.add_common(p, top=True)
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     session.add_common(common, top=False)
     subs: dict[str, Any] = {}
     sub: Any = _OnlyOne(p.add_subparsers(dest="command", required=True, metavar="COMMAND"),
@@ -292,12 +337,20 @@ def _adb_server(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``baremobile`` console script."""
-    from baremobile.cli.output import print_error
-
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets
         with contextlib.suppress(AttributeError, ValueError, OSError):  # its escape, not a
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # crash
     argv = list(sys.argv[1:] if argv is None else argv)
+    token = _RAISING.set(True)
+    try:
+        return _main(argv)
+    finally:
+        _RAISING.reset(token)
+
+
+def _main(argv: list[str]) -> int:
+    from baremobile.cli.output import print_error
+
     found = _command_in(argv)
     only = None
     if found is not None:
@@ -309,11 +362,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _unknown_command(word, known, "--json" in argv)
         only = word
     parser, subs = _build(only)
-    args, extra = parser.parse_known_args(argv)
-    if args.command is None:  # pragma: no cover - the command is required
-        parser.error("a command is required")
-    if extra:  # the command's own usage, not the whole program's
-        subs.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if args.command is None:  # pragma: no cover - the command is required
+            parser.error("a command is required")
+        if extra:  # the command's own usage, not the whole program's
+            subs.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    except UsageError as exc:
+        return _usage_error(exc, "--json" in argv)
     if args.verbose:
         import logging
 
@@ -325,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             os.environ["ADB_SERVER_SOCKET"] = args.adb_server  # adb: the flags win
         return int(args.func(args) or 0)
+    except UsageError as exc:  # a command's own words checked after parsing (cli.commands)
+        return _usage_error(exc, bool(getattr(args, "json", False)) or "--json" in argv)
     except BaremobileError as exc:
         from baremobile.cli.session import error_fields
 

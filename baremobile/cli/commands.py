@@ -43,15 +43,24 @@ TABLE = Path(__file__).with_name("commands.json")
 SELECTOR_FIELDS = ("text", "text_contains", "desc", "desc_contains", "id", "role", "class_name",
                    "index")
 
-_tools: list[dict[str, Any]] | None = None
+_table: dict[str, Any] | None = None
+
+
+def _read() -> dict[str, Any]:
+    global _table
+    if _table is None:
+        _table = json.loads(TABLE.read_text(encoding="utf-8"))
+    return _table
 
 
 def tools() -> list[dict[str, Any]]:
     """Every tool as the CLI knows it (the table's order)."""
-    global _tools
-    if _tools is None:
-        _tools = json.loads(TABLE.read_text(encoding="utf-8"))["tools"]
-    return _tools
+    return _read()["tools"]  # type: ignore[no-any-return]
+
+
+def hint_words() -> dict[str, str]:
+    """How a hint names each tool on the command line (``baremobile list-apps``)."""
+    return dict(_read()["hint_words"])
 
 
 def by_command() -> dict[str, dict[str, Any]]:
@@ -64,13 +73,9 @@ def by_name() -> dict[str, dict[str, Any]]:
 
 def suggest(word: str, known: list[str]) -> str | None:
     """The known command closest to a mistyped ``word`` (None: nothing is close)."""
-    import difflib
+    from baremobile.suggest import closest
 
-    close = difflib.get_close_matches(word.lower().replace("_", "-"), known, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    starts = [k for k in known if k.startswith(word.lower()) or word.lower().startswith(k)]
-    return starts[0] if len(starts) == 1 else None
+    return closest(word, known)
 
 
 # ---------------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def _client(**kw: Any) -> Any:
 
 
 def _fail(exc: BaremobileError, as_json: bool = False) -> int:
-    data = exc.to_dict(output.CLI_VERBS)
+    data = exc.to_dict(output.cli_words())
     data["category"] = getattr(exc, "category", None) or "DAEMON"
     return output.print_error(data, as_json=as_json)
 

@@ -29,15 +29,25 @@ TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CLI_VERBS", "EXIT_CODES", "NO_DEVICES_HINT", "OUT_DIR", "Progress", "devices_text",
+__all__ = ["EXIT_CODES", "NO_DEVICES_HINT", "OUT_DIR", "Progress", "cli_words", "devices_text",
            "exit_code", "print_error", "iso_time", "print_result", "save_next", "session_text"]
 
 OUT_DIR = ".baremobile"
 
-#: How error hints name other verbs when the CLI shows them: the session mode's commands
-#: (the ``cli`` door of :data:`baremobile.errors.HINT_VERBS`). The daemon renders its
-#: answers to the CLI in the same words (the CLI's requests say ``"door": "cli"``).
-CLI_VERBS: dict[str, str] = vocabulary("cli")
+_CLI_WORDS: dict[str, str] = {}
+
+
+def cli_words() -> dict[str, str]:
+    """How error hints name other verbs when the CLI shows them: the session mode's commands
+    — the ``cli`` door of :data:`baremobile.errors.HINT_VERBS`, and each tool as the one
+    renderer words it (``commands.json``). The daemon renders its answers to the CLI in the
+    same words (the CLI's requests say ``"door": "cli"``)."""
+    if not _CLI_WORDS:
+        from baremobile.cli.commands import hint_words
+
+        _CLI_WORDS.update(vocabulary("cli"))
+        _CLI_WORDS.update(hint_words())
+    return dict(_CLI_WORDS)
 
 #: exit status per error category (0: success)
 EXIT_CODES: dict[str, int] = {

@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
 def error_fields(exc: BaremobileError) -> dict[str, Any]:
     """``{code, message, hint, category}`` of an error raised in this process (the hint in
     the CLI's words); an error the daemon answered keeps its own fields."""
-    data = dict(exc.to_dict(output.CLI_VERBS))
+    data = dict(exc.to_dict(output.cli_words()))
     category = getattr(exc, "category", None)
     if category is None:
         if isinstance(exc, InvalidArgument):

@@ -274,14 +274,15 @@ class Client:
             # the daemon answers MCP's shapes by default (a client written to AutoMobile's
             # document reads them); this client and its callers use our own
             params = {**params, "format": "baremobile"}
+        # the daemon says what deadline it gave a request that reaches a device (the tool's
+        # floor may raise it: baremobile.timeouts); until then, what was asked
+        params = {**params, "announceDeadline": True}
         rid = f"{os.getpid()}-{next(_IDS)}"
         message: dict[str, Any] = {"id": rid, "type": "daemon_request", "method": method,
                                    "params": params}
         if timeout_ms is not None:
             message["timeoutMs"] = timeout_ms
         wait = (timeout_ms or proto.DEFAULT_TIMEOUT_MS) / 1000 + _GRACE
-        if method == "tools/call":
-            wait += 600  # the daemon may raise the timeout to the tool's floor
         try:
             sock.settimeout(wait)
             sock.sendall(proto.encode(message))
@@ -289,6 +290,12 @@ class Client:
                 reply = self._read_line(sock)
                 if reply.get("id") != rid and reply.get("id") is not None:
                     continue  # not ours (cannot happen on a private connection)
+                if reply.get("type") == proto.DEADLINE_TYPE:
+                    ms = reply.get("deadlineMs")
+                    if isinstance(ms, (int, float)) and not isinstance(ms, bool):
+                        wait = float(ms) / 1000 + _GRACE
+                        sock.settimeout(wait)
+                    continue
                 if reply.get("type") == proto.PROGRESS_TYPE:
                     info = reply.get("progress") or {}
                     if on_progress is not None:

@@ -8,7 +8,7 @@ itself is ``DAEMON``.
 
 from __future__ import annotations
 
-from baremobile.errors import BaremobileError, DeviceNotFound, InvalidArgument
+from baremobile.errors import BaremobileError, DeviceNotFound, InvalidArgument, ResourceNotFound
 
 __all__ = [
     "DaemonError",
@@ -85,14 +85,6 @@ class DeviceAssigned(DeviceNotFound):
 
     code = "DEVICE_ASSIGNED"
     category = "DEVICE_UNAVAILABLE"
-
-
-class ResourceNotFound(InvalidArgument):
-    """``resources/read`` of a URI the daemon does not serve."""
-
-    code = "RESOURCE_NOT_FOUND"
-    category = "INVALID_ARGUMENT"
-    default_hint = "resources/list lists the resources; resources/list-templates their forms"
 
 
 class NoOnDeviceService(BaremobileError):

@@ -35,6 +35,8 @@ from baremobile.daemon.sessions import (
     session_for_request,
 )
 from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
+from baremobile.timeouts import call_time
+from baremobile.tools import render
 from baremobile.tools.dispatch import call, error_data
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import get, select
@@ -48,8 +50,6 @@ log = logging.getLogger("baremobile.daemon")
 MAX_OWN_PHONES = 16
 #: adb adopts listeners on these ports as emulators: a session's own phone never sits there
 _EMULATOR_PORTS = range(5554, 5587)
-#: a dump's worth, added to waits (their own timeout) and to observing actions
-_DUMP_MS = 10_000
 #: the most sessions the daemon holds (their names come from clients)
 MAX_SESSIONS = 4096
 #: seconds a session may stay unused before it expires (its devices go back to the pool)
@@ -64,21 +64,9 @@ _DEVICE_FAULTS = frozenset({
 
 def tool_list(groups: Iterable[str] | str = ("all",), prefix: str = "", *,
               allow_eval: bool = False) -> list[dict[str, Any]]:
-    """The tool table as ``tools/list`` answers it (MCP's tool shape); ``eval`` only when
-    the daemon allows it."""
-    out = []
-    for t in select(groups):
-        if t.group == "eval" and not allow_eval:
-            continue
-        out.append({
-            "name": prefix + t.name,
-            "description": t.full_description(),
-            "inputSchema": t.parameters(),
-            "group": t.group,
-            "annotations": {"title": t.name.replace("_", " "), "readOnlyHint": t.read_only,
-                            "destructiveHint": t.destructive, "openWorldHint": t.open_world},
-        })
-    return out
+    """The tool table as ``tools/list`` answers it (the one renderer's menu); ``eval`` only
+    when the daemon allows it."""
+    return render.menu([t for t in select(groups) if t.group != "eval" or allow_eval], prefix)
 
 
 def session_ttl(value: float | None = None) -> float | None:
@@ -268,21 +256,35 @@ class Hub:
         self.attach(state, usable[0], connect=False)
         return usable[0]
 
+    def gate(self, policy: Policy | None) -> Session:
+        """The client's limits over the daemon's pages: a session whose
+        :meth:`~baremobile.tools.Session.check_allowed` is the one authorization every way a
+        client names a device passes (tool arguments, resource URIs, ``ide/*`` ``deviceId``,
+        ``openSession``, a session's default), and whose pages are the hub's."""
+        policy = policy or Policy()
+        return Session(allow_devices=policy.allow_devices,
+                       allow_scenarios=policy.allow_scenarios, allow_eval=self.allow_eval,
+                       pages=_Shared(self.pages), options=dataclasses.replace(self.defaults))
+
     def open_session(self, name: str, device: str | None = None,
-                     server: tuple[str, int] | None = None) -> dict[str, Any]:
+                     server: tuple[str, int] | None = None,
+                     policy: Policy | None = None) -> dict[str, Any]:
         """Give session ``name`` a device: ``device``, else a free one of the pool (of the
-        adb server ``server``, when given)."""
+        adb server ``server``, when given) that ``policy`` allows."""
+        gate = self.gate(policy)
+        if device:
+            gate.check_allowed(device)
         with self._lock:
             existed = name in self.sessions
         try:
-            return self._open(name, device, server)
+            return self._open(name, device, server, gate)
         except BaseException:
             if not existed:  # a failed open leaves nothing behind: no session, no device
                 self.release_session(name, sweep=False)
             raise
 
     def _open(self, name: str, device: str | None,
-              server: tuple[str, int] | None) -> dict[str, Any]:
+              server: tuple[str, int] | None, gate: Session) -> dict[str, Any]:
         if device and device_key(device) == "auto":
             raise InvalidArgument("open -d auto: name a device, or leave -d out to get "
                                   "a free one from the pool")
@@ -303,6 +305,8 @@ class Hub:
             self.refresh_devices()
             candidates = self.pool.candidates(server=server)
         for key in candidates:
+            if not _allows(gate, key):
+                continue
             try:
                 self.attach(state, key)
             except BaremobileError as exc:
@@ -390,33 +394,31 @@ class Hub:
             return {"code": data["code"], "message": data["message"]}
 
     # -- tools ------------------------------------------------------------------------
-    def floor_ms(self, name: Any, arguments: Any, session: str | None) -> int:
+    def floor_ms(self, name: Any, arguments: Any, session: str | None,
+                 policy: Policy | None = None) -> int:
         """The least time ``tools/call`` of ``name`` gets (AutoMobile's "tool-specific
-        timeout floors"), from the tool's row: its ``floor_ms``; for a tool that waits by
-        itself (``waits``), the wait it was given (or its default) and a dump more; for an
-        acting tool in a session that observes, a dump and the settle time more."""
-        if not isinstance(name, str):
-            return 0
-        tool = get(name)
-        floor = self.floors_ms.get(name, tool.floor_ms if tool is not None else 0)
-        args = arguments if isinstance(arguments, Mapping) else {}
+        timeout floors"): the call's time as :func:`baremobile.timeouts.call_time` resolves
+        it — the row's floor (or the operator's ``--timeout-floor``), the wait it was given
+        (or its default, the session's when the row says so) and a dump more, a dump and the
+        settle time more for an acting tool in a session (or a client) that observes."""
+        tool = get(name) if isinstance(name, str) else None
+        if tool is None:
+            return self.floors_ms.get(name, 0) if isinstance(name, str) else 0
         with self._lock:
             state = self.sessions.get(session or "")
-        options = state.options if state is not None else None
-        if tool is not None and tool.waits is not None:
-            wait = args.get(tool.waits, tool.waits_default)
-            if wait == "session":
-                wait = options.timeout if options is not None else Options().timeout
-            # (NaN and ±Infinity parse as JSON here: the tool's validator refuses them)
-            if isinstance(wait, (int, float)) and not isinstance(wait, bool) \
-                    and math.isfinite(wait):
-                floor = max(floor, int(min(max(wait, 0), 600) * 1000) + _DUMP_MS)
-        if tool is not None and tool.acts and options is not None and options.observe:
-            floor += _DUMP_MS + int(options.settle * 1000)
-        return floor
+        options = state.options if state is not None else Options()
+        if policy is not None:
+            overrides = {k: v for k, v in (("observe", policy.observe),
+                                           ("settle", policy.settle)) if v is not None}
+            options = dataclasses.replace(options, **overrides)
+        facts = tool.time_facts
+        if name in self.floors_ms:
+            facts = facts.replace(floor=self.floors_ms[name] / 1000)
+        return call_time(facts, arguments, session_timeout=options.timeout,
+                         observe=options.observe, settle=options.settle).floor_ms
 
     def call_tool(self, session: str, name: Any, arguments: Any, policy: Policy,
-                  *, create: bool = True) -> dict[str, Any]:
+                  *, create: bool = True, door: str = "tools") -> dict[str, Any]:
         """Run one tool in ``session`` and answer with its result (``{"ok": …}``, never
         raising for the tool's failure). The session is created on first use when
         ``create`` (else ``SESSION_NOT_FOUND``: a mistyped name claims nothing); a session
@@ -426,7 +428,7 @@ class Hub:
             existed = session in self.sessions
         state = self.session(session, create=create)
         try:
-            result = self._call(state, name, arguments, policy)
+            result = self._call(state, name, arguments, policy, door)
         except BaseException:
             if not existed:
                 self.release_session(session, sweep=False)
@@ -436,12 +438,12 @@ class Hub:
         return result
 
     def _call(self, state: SessionState, name: Any, arguments: Any,
-              policy: Policy) -> dict[str, Any]:
+              policy: Policy, door: str = "tools") -> dict[str, Any]:
         view, pages = session_for_request(self, state, policy)
         with request(state, self.clock):  # under the request's cancel token (calls.Call)
             result = call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
                           observe=policy.observe, settle=policy.settle,
-                          max_chars=policy.max_chars, files_dir=policy.files_dir)
+                          max_chars=policy.max_chars, files_dir=policy.files_dir, door=door)
         if pages.used is not None:
             if result.get("ok"):
                 self.pool.mark_ok(pages.used, result.get("device"))
@@ -505,3 +507,44 @@ def _close_soon(page: Any) -> None:
 
     threading.Thread(target=close, name="baremobile-daemon-close", daemon=True).start()
 
+
+def _allows(gate: Session, key: str) -> bool:
+    try:
+        gate.check_allowed(key)
+    except NotAllowed:
+        return False
+    return True
+
+
+class _Shared:
+    """The hub's pages seen through a client's gate (:meth:`Hub.gate`): pages and locks
+    are the hub's; the gate's session never closes them."""
+
+    def __init__(self, hub_pages: Session) -> None:
+        self._session = hub_pages
+        self._pages = hub_pages._pages
+
+    def page(self, session: Session, spec: str | None) -> Any:
+        session.check_allowed(spec)  # the client's limits first
+        return self._pages.page(self._session, spec)  # then the hub's own
+
+    def claim(self, session: Session, spec: str) -> str:
+        return session.check_allowed(spec)
+
+    def pages(self) -> dict[str, Any]:
+        return self._pages.pages()
+
+    def acting(self, page: Any, wait: float) -> contextlib.AbstractContextManager[None]:
+        return self._pages.acting(page, wait)
+
+    def interrupt(self, thread_id: int) -> Any:
+        return self._pages.interrupt(thread_id)
+
+    def forget(self, page: Any) -> None:
+        self._pages.forget(page)
+
+    def allows_eval(self) -> bool:
+        return False
+
+    def close(self) -> None:  # the hub owns the pages
+        pass

@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from baremobile.daemon.errors import NoOnDeviceService
+from baremobile.daemon.sessions import policy_of
 from baremobile.errors import InvalidArgument
 from baremobile.tools.session import Options
 
@@ -148,10 +149,11 @@ def _prefs_params(params: dict[str, Any], *keys: str) -> dict[str, Any]:
     return out
 
 
-def _on_page(server: Any, device: str, run: Any) -> Any:
-    """Run ``run(page)`` on ``device``'s page, under its lock (``BUSY`` after the default
-    busy wait when a call is acting on it)."""
-    pages = server.hub.pages
+def _on_page(server: Any, params: dict[str, Any], device: str, run: Any) -> Any:
+    """Run ``run(page)`` on ``device``'s page — a device the client may name (the daemon's
+    one gate, :meth:`~baremobile.daemon.hub.Hub.gate`, in the request's limits) — under its
+    lock (``BUSY`` after the default busy wait when a call is acting on it)."""
+    pages = server.hub.gate(policy_of(params))
     page = pages.page(server.hub.spec_of(device))
     with pages.acting(page, server.hub.defaults.busy_wait):
         return run(page)
@@ -167,21 +169,21 @@ def _m_set_key_value(server: Any, params: dict[str, Any], pending: Any) -> Any:
     if not isinstance(kind, str):
         raise InvalidArgument("params.type must be STRING, INT, LONG, FLOAT, BOOLEAN or "
                               "STRING_SET")
-    _on_page(server, p["deviceId"], lambda page: page.set_preference(
+    _on_page(server, params, p["deviceId"], lambda page: page.set_preference(
         p["appId"], p["fileName"], p["key"], value, kind))
     return {"success": True}
 
 
 def _m_remove_key_value(server: Any, params: dict[str, Any], pending: Any) -> Any:
     p = _prefs_params(params, "key")
-    _on_page(server, p["deviceId"], lambda page: page.remove_preference(
+    _on_page(server, params, p["deviceId"], lambda page: page.remove_preference(
         p["appId"], p["fileName"], p["key"]))
     return {"success": True}
 
 
 def _m_clear_file(server: Any, params: dict[str, Any], pending: Any) -> Any:
     p = _prefs_params(params)
-    _on_page(server, p["deviceId"], lambda page: page.clear_preferences(
+    _on_page(server, params, p["deviceId"], lambda page: page.clear_preferences(
         p["appId"], p["fileName"]))
     return {"success": True}
 

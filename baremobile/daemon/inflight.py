@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from baremobile.calls import Call
 from baremobile.daemon import protocol as proto
-from baremobile.errors import DOORS, BaremobileError, vocabulary
-from baremobile.tools.dispatch import error_data
+from baremobile.errors import DOORS, BaremobileError
+from baremobile.tools.dispatch import error_data, hint_words
 
 if TYPE_CHECKING:
     from baremobile.daemon.server import Connection
@@ -105,7 +105,7 @@ def failure_for(request_id: Any, exc: BaseException, params: Any = None) -> dict
     else as an internal error (logged)."""
     if isinstance(exc, proto.ProtocolFault):
         return proto.failure(request_id, exc.code, exc.message, exc.hint, "INVALID_ARGUMENT")
-    data = error_data(exc, vocabulary(door_of(params)))
+    data = error_data(exc, hint_words(door_of(params)))
     category = getattr(exc, "category", None) or data["category"]
     if not isinstance(exc, BaremobileError):
         log.error("request %r failed", request_id, exc_info=exc)

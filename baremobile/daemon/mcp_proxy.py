@@ -121,8 +121,13 @@ def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> S
             raise MCPError(code, f"{exc.code}: {exc.message}",
                            data={"code": exc.code, "hint": exc.hint}) from None
 
+    #: the operator's limits go with every request that names a device (the daemon's gate)
+    limits = {k: v for k, v in forward.params.items() if k in ("allowDevices",
+                                                                "allowScenarios")}
+
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult.model_validate(await daemon("resources/list", {}))
+        return types.ListResourcesResult.model_validate(
+            await daemon("resources/list", dict(limits)))
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult.model_validate(
@@ -131,7 +136,7 @@ def build_proxy(forward: _Forwarder, *, groups: Any = (), prefix: str = "") -> S
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
                             ) -> types.ReadResourceResult:
         return types.ReadResourceResult.model_validate(
-            await daemon("resources/read", {"uri": str(params.uri)}))
+            await daemon("resources/read", {"uri": str(params.uri), **limits}))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == REFUSED:  # a line holding a lone surrogate (mcp_stdin)

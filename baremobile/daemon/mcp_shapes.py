@@ -5,13 +5,12 @@ AutoMobile's socket document says ``tools/list`` answers a standard ``ListToolsR
 ``content``, ``structuredContent`` and ``isError``. These are those shapes, built from the
 tool table and from :func:`baremobile.tools.call`'s dict:
 
-* a tool: ``name``, ``title``, ``description``, ``inputSchema``, ``annotations``, and its
-  group under ``_meta`` (``"baremobile/group"``), where MCP keeps what is not its own;
-* a call: ``content`` — the text an LLM reads (:func:`~baremobile.tools.to_text`) and, for a
-  screenshot, an ``image`` block — ``structuredContent`` — our whole result dict (``ok``,
-  ``tool``, ``device``, … and for a failure ``error: {code, message, hint, category}``),
-  the image's bytes left out since the image block carries them — and ``isError``, true
-  when the tool failed. A failed tool is a result (MCP's rule), not a failed request.
+* a tool as the one renderer writes it for every door (:func:`baremobile.tools.render.menu`:
+  ``name``, ``description``, ``inputSchema``, ``annotations``);
+* a call as :func:`baremobile.tools.render.call_result` writes it: ``content`` (the text a
+  model reads, and an image block for a screenshot), ``structuredContent`` (the facts:
+  ``ok``, ``tool``, ``device``, … and for a failure ``error: {code, message, hint,
+  category}``) and ``isError``, true when the tool failed.
 
 Our own clients ask for our shape instead (``"format": "baremobile"``): the result dict
 itself, and a tool's failure as the response's error with its ``code`` and ``hint``.
@@ -22,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import to_text
+from baremobile.tools import render
 
 __all__ = ["FORMATS", "call_tool_result", "list_tools_result", "wants_mcp"]
 
@@ -40,24 +39,11 @@ def wants_mcp(params: dict[str, Any]) -> bool:
 
 
 def list_tools_result(tools: list[dict[str, Any]]) -> dict[str, Any]:
-    """``ListToolsResult`` of :func:`baremobile.daemon.hub.tool_list`'s rows."""
-    out = []
-    for t in tools:
-        row = {k: v for k, v in t.items() if k != "group"}
-        row["title"] = t["annotations"]["title"]
-        row["_meta"] = {"baremobile/group": t["group"]}
-        out.append(row)
-    return {"tools": out}
+    """``ListToolsResult`` of the one renderer's menu (:func:`baremobile.tools.render.menu`)."""
+    return {"tools": tools}
 
 
 def call_tool_result(result: dict[str, Any]) -> dict[str, Any]:
-    """``CallToolResult`` of one :func:`baremobile.tools.call` result."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": to_text(result)}]
-    structured = dict(result)
-    image = result.get("image") if result.get("ok") else None
-    if isinstance(image, dict) and isinstance(image.get("data"), str):
-        content.append({"type": "image", "data": image["data"],
-                        "mimeType": image.get("mime_type", "image/png")})
-        structured["image"] = {k: v for k, v in image.items() if k != "data"}
-    return {"content": content, "structuredContent": structured,
-            "isError": not result.get("ok")}
+    """``CallToolResult`` of one :func:`baremobile.tools.call` result
+    (:func:`baremobile.tools.render.call_result`)."""
+    return render.call_result(result)

@@ -19,10 +19,9 @@ from baremobile.daemon.hub import tool_list
 from baremobile.daemon.inflight import Pending, door_of, progress_sender
 from baremobile.daemon.mcp_shapes import call_tool_result, list_tools_result, wants_mcp
 from baremobile.daemon.navigation import navigation_graph
-from baremobile.daemon.sessions import Policy
-from baremobile.errors import InvalidArgument, vocabulary
-from baremobile.tools.dispatch import tool_verbs
-from baremobile.tools.spec import GROUPS
+from baremobile.daemon.sessions import policy_of
+from baremobile.errors import InvalidArgument
+from baremobile.timeouts import DUMP_S
 from baremobile.transport.progress import reporting
 
 if TYPE_CHECKING:
@@ -63,26 +62,6 @@ def _session_param(params: dict[str, Any]) -> str:
     return _str(params, "sessionId", alt="session", default="default") or "default"
 
 
-def _policy(params: dict[str, Any]) -> Policy:
-    groups = params.get("groups", list(GROUPS))
-    if isinstance(groups, str):
-        groups = [g.strip() for g in groups.split(",") if g.strip()]
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        raise InvalidArgument("params.groups must be a list of group names")
-    allow = params.get("allowDevices")
-    if allow is not None and (not isinstance(allow, list)
-                              or not all(isinstance(a, str) for a in allow)):
-        raise InvalidArgument("params.allowDevices must be a list of device specs")
-    files_dir = _str(params, "filesDir")
-    prefix = _str(params, "prefix", default="") or ""
-    observe = params.get("observe")
-    if observe is not None and not isinstance(observe, bool):
-        raise InvalidArgument("params.observe must be true or false")
-    return Policy(groups=tuple(groups), prefix=prefix, files_dir=files_dir,
-                  allow_devices=tuple(allow) if allow is not None else None,
-                  allow_scenarios=bool(params.get("allowScenarios", True)), observe=observe)
-
-
 def _server_param(params: dict[str, Any]) -> tuple[str, int] | None:
     value = _str(params, "adbServer")
     if value is None:
@@ -118,7 +97,7 @@ def _m_session_info(server: DaemonServer, params: dict[str, Any], conn: Any) -> 
 
 def _m_open(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
     return server.hub.open_session(_session_param(params), _str(params, "device"),
-                                   _server_param(params))
+                                   _server_param(params), policy_of(params))
 
 
 def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
@@ -127,7 +106,7 @@ def _m_release(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
 
 def _m_tools_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
     """MCP's ``ListToolsResult`` (``format: "baremobile"``: our rows, ``group`` beside)."""
-    policy = _policy(params)
+    policy = policy_of(params)
     tools = tool_list(policy.groups, policy.prefix, allow_eval=server.hub.allow_eval)
     return list_tools_result(tools) if wants_mcp(params) else {"tools": tools}
 
@@ -145,26 +124,23 @@ def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Pending
                               hint="{list_tools} lists them")
     arguments = params.get("arguments", {})
     session = _session_param(params)
-    policy = _policy(params)
+    policy = policy_of(params)
     create = params.get("create", True) is not False
     with reporting(progress_sender(pending) if params.get("progress") is True else None):
-        result = server.hub.call_tool(session, name, arguments, policy, create=create)
+        result = server.hub.call_tool(session, name, arguments, policy, create=create,
+                                      door=door_of(params))
     if mcp:
         return call_tool_result(result)
     if result.get("ok"):
         return result
-    err = dict(result.get("error", {}))
-    door = door_of(params)
-    if door != "tools" and isinstance(err.get("hint"), str):
-        err["hint"] = _reword(err["hint"], vocabulary(door), policy.prefix)
-    raise ToolFailed(err, result.get("tool", name))
+    raise ToolFailed(dict(result.get("error", {})), result.get("tool", name))
 
 
 def _tools_call_floor(server: DaemonServer, params: dict[str, Any]) -> int:
     """The tool's floor, in the session the call runs in (named as ``session`` or
     ``sessionId``, like the call itself)."""
     return server.hub.floor_ms(params.get("name"), params.get("arguments"),
-                               _session_param(params))
+                               _session_param(params), policy_of(params))
 
 
 def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: Connection) -> Any:
@@ -180,7 +156,7 @@ def _m_cancel(server: DaemonServer, params: dict[str, Any], conn: Connection) ->
 
 
 def _m_resources_list(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
-    return resources.list_resources(server.hub)
+    return resources.list_resources(server.hub, policy_of(params))
 
 
 def _m_resource_templates(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
@@ -188,7 +164,7 @@ def _m_resource_templates(server: DaemonServer, params: dict[str, Any], conn: An
 
 
 def _m_resources_read(server: DaemonServer, params: dict[str, Any], pending: Any) -> Any:
-    return resources.read_resource(server.hub, params.get("uri"))
+    return resources.read_resource(server.hub, params.get("uri"), policy_of(params))
 
 
 def _m_shutdown(server: DaemonServer, params: dict[str, Any], conn: Any) -> Any:
@@ -219,19 +195,8 @@ METHODS: dict[str, Method] = {
     "resources/list-templates": Method(_m_resource_templates,
                                        doc="MCP ListResourceTemplatesResult"),
     "resources/read": Method(_m_resources_read, device=True,
-                             floor=lambda server, params: 10_000,
+                             floor=lambda server, params: int(DUMP_S * 1000),
                              doc="{uri}: MCP ReadResourceResult, read from the device now"),
     **{name: Method(handler, device=device, doc=doc)
        for name, (handler, device, doc) in ide.HANDLERS.items()},
 }
-
-
-def _reword(hint: str, verbs: dict[str, Any], prefix: str) -> str:
-    """A tool error's hint in the client's words: the dispatcher names other verbs as tools
-    (``the snapshot tool``); a client at another door (the CLI: ``baremobile snapshot``)
-    gets them in its own."""
-    for key, phrase in tool_verbs(prefix).items():
-        mine = verbs.get(key)
-        if isinstance(mine, str) and phrase in hint:
-            hint = hint.replace(phrase, mine)
-    return hint

@@ -33,6 +33,7 @@ import json
 import math
 
 from baremobile.safetext import MAX_DEPTH, problem
+from baremobile.timeouts import MAX_REQUEST_S
 
 TYPE_CHECKING = False  # no typing, no dataclasses at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -40,11 +41,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
+    "deadline",
     "MAX_LINE",
     "MAX_TIMEOUT_MS",
     "REQUEST_TYPES",
     "RESPONSE_TYPE",
     "PROGRESS_TYPE",
+    "DEADLINE_TYPE",
     "LineBuffer",
     "Oversized",
     "ProtocolFault",
@@ -63,10 +66,13 @@ MAX_LINE = 4 * 1024 * 1024
 #: a request without ``timeoutMs`` may run this long
 DEFAULT_TIMEOUT_MS = 30_000
 #: the longest ``timeoutMs`` accepted (one hour)
-MAX_TIMEOUT_MS = 3_600_000
+MAX_TIMEOUT_MS = int(MAX_REQUEST_S * 1000)  # baremobile.timeouts: the one bound
 REQUEST_TYPES = ("mcp_request", "daemon_request")
 RESPONSE_TYPE = "mcp_response"
 PROGRESS_TYPE = "progress"
+#: the deadline a request was given (its ``timeoutMs`` raised to the tool's floor), sent
+#: first to a client that asked (``params.announceDeadline``): it waits that long, no more
+DEADLINE_TYPE = "deadline"
 
 
 class ProtocolFault(Exception):
@@ -255,6 +261,11 @@ def progress(request_id: Any, done: int, total: int | None) -> dict[str, Any]:
     return {"id": request_id, "type": PROGRESS_TYPE, "progress": {"done": done, "total": total}}
 
 
+def deadline(request_id: Any, ms: float) -> dict[str, Any]:
+    """When a request in flight will be answered at the latest (not a response)."""
+    return {"id": request_id, "type": DEADLINE_TYPE, "deadlineMs": ms}
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One message as a line: compact JSON, non-ASCII kept as UTF-8, a final newline."""
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"),
@@ -264,7 +275,8 @@ def encode(message: dict[str, Any]) -> bytes:
 def parse_response(line: bytes | str) -> dict[str, Any]:
     """Check a line the daemon sent (a response or a progress notification)."""
     msg = _loads(line)
-    if not isinstance(msg, dict) or msg.get("type") not in (RESPONSE_TYPE, PROGRESS_TYPE):
+    if not isinstance(msg, dict) or msg.get("type") not in (RESPONSE_TYPE, PROGRESS_TYPE,
+                                                            DEADLINE_TYPE):
         raise ProtocolFault("PROTOCOL_ERROR", "the daemon sent a line that is not a response",
                             "stop the daemon (baremobile daemon stop); the next command "
                             "starts a fresh one")

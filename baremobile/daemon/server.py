@@ -480,6 +480,8 @@ class DaemonServer:
             return
         assert self._deadlines is not None
         self._deadlines.add(pending.started + timeout_ms / 1000, pending)
+        if req.params.get("announceDeadline") is True:  # the client waits this long
+            conn.send(proto.deadline(req.id, timeout_ms))
         threading.Thread(target=self._work, args=(pending, method),
                          name=f"baremobile-daemon-{req.method}", daemon=True).start()
 

@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from baremobile.errors import InvalidArgument
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.specs import NEW_VIRTUAL
 
-__all__ = ["HubPages", "Policy", "SessionState", "device_key", "request",
+__all__ = ["HubPages", "Policy", "SessionState", "device_key", "policy_of", "request",
            "session_for_request"]
 
 
@@ -64,6 +65,35 @@ class Policy:
     observe: bool | None = None
     settle: float | None = None
     max_chars: int | None = None
+
+
+def policy_of(params: dict[str, Any]) -> Policy:
+    """The limits a request's client sends with it (``groups``, ``prefix``, ``filesDir``,
+    ``allowDevices``, ``allowScenarios``, ``observe``): what that request may do."""
+    groups = params.get("groups", list(GROUPS))
+    if isinstance(groups, str):
+        groups = [g.strip() for g in groups.split(",") if g.strip()]
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise InvalidArgument("params.groups must be a list of group names")
+    allow = params.get("allowDevices")
+    if allow is not None and (not isinstance(allow, list)
+                              or not all(isinstance(a, str) for a in allow)):
+        raise InvalidArgument("params.allowDevices must be a list of device specs")
+    files_dir = _text(params, "filesDir")
+    prefix = _text(params, "prefix") or ""
+    observe = params.get("observe")
+    if observe is not None and not isinstance(observe, bool):
+        raise InvalidArgument("params.observe must be true or false")
+    return Policy(groups=tuple(groups), prefix=prefix, files_dir=files_dir,
+                  allow_devices=tuple(allow) if allow is not None else None,
+                  allow_scenarios=bool(params.get("allowScenarios", True)), observe=observe)
+
+
+def _text(params: dict[str, Any], key: str) -> str | None:
+    value = params.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InvalidArgument(f"params.{key} must be a string, not {type(value).__name__}")
+    return value
 
 
 class HubPages:

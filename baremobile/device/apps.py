@@ -30,6 +30,7 @@ from baremobile.android.packages import (
     parse_pm_result,
     parse_version_names,
 )
+from baremobile.android.shell_command import parse_exception
 from baremobile.android.shell_words import command_line, quote, validate_package
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
@@ -113,6 +114,20 @@ class RemoteFile(io.RawIOBase):
 
 
 
+#: what to do about an install's failure, by pm's reason
+_INSTALL_HINTS = {
+    "INSTALL_PARSE_FAILED_NOT_APK": "the file is not an APK (a ZIP with a binary "
+                                    "AndroidManifest.xml): check what was downloaded or built",
+    "INSTALL_FAILED_INVALID_APK": "the file is not an APK Android can read: check what was "
+                                  "downloaded or built",
+    "INSTALL_FAILED_ALREADY_EXISTS": "it is installed already: install with replace=True",
+    "INSTALL_FAILED_UPDATE_INCOMPATIBLE": "an installed version is signed with another key: "
+                                          "uninstall it first",
+    "INSTALL_FAILED_VERSION_DOWNGRADE": "a newer version is installed: uninstall it first",
+    "INSTALL_FAILED_OLDER_SDK": "the app needs a newer Android than this device has",
+}
+
+
 class Apps:
     """The apps of one :class:`~baremobile.device.core.Device` (labels cached)."""
 
@@ -187,7 +202,7 @@ class Apps:
         found = base_apk(parse_pm_path(r.stdout))
         if found is None:
             raise InvalidArgument(f"{package} is not installed on {self.device.serial}",
-                                  hint="list the packages with {apps}")
+                                  hint="list the packages with {list_apps}")
         return found
 
     def launchable(self) -> list[str]:
@@ -231,9 +246,14 @@ class Apps:
             result = parse_pm_result(said)
             if not result.ok:
                 why = result.reason or said[:300] or "no output"
+                if result.exception:  # the line that says what went wrong, and its class
+                    why += f" ({result.exception.rsplit('.', 1)[-1]})"
                 raise CommandFailed(f"pm install failed: {why}"
                                     + (f" ({result.detail})" if result.detail else ""),
-                                    exit_code=r.exit_code, output=said)
+                                    exit_code=r.exit_code, output=said,
+                                    hint=_INSTALL_HINTS.get(result.reason or "") or (
+                                        _INSTALL_HINTS["INSTALL_PARSE_FAILED_NOT_APK"]
+                                        if "Failed to parse" in why else ""))
             with self._lock:
                 self._labels.clear()
             return said
@@ -248,14 +268,22 @@ class Apps:
                                   hint="e.g. android.permission.CAMERA")
         verb = "grant" if grant else "revoke"
         r = self.device.run(["pm", verb, package, permission], check=False)
-        if r.exit_code != 0:
-            said = decode(r.stdout + r.stderr)
-            line = next((x.strip() for x in said.splitlines() if "Exception" in x),
-                        said.strip())
-            raise CommandFailed(f"pm {verb} failed: {line[:300]}",
-                                exit_code=r.exit_code, output=said,
-                                hint="check the package and that the permission is a runtime "
-                                     "permission the app declares")
+        said = decode(r.stdout + r.stderr)
+        thrown = parse_exception(said)
+        if r.exit_code == 0 and thrown is None:
+            return
+        # the permission service's words for a package it does not know, every release
+        # (PackageManagerService / PermissionManagerService.grantRuntimePermission)
+        if thrown is not None and thrown.message.startswith("Unknown package"):
+            raise InvalidArgument(f"{package} is not installed on {self.device.serial} (pm "
+                                  f"{verb} answered {str(thrown)[:200]!r})",
+                                  hint="list the packages with {list_apps}")
+        line = str(thrown) if thrown is not None else (said.strip() or
+                                                       f"exit status {r.exit_code}")
+        raise CommandFailed(f"pm {verb} failed: {line[:300]}",
+                            exit_code=r.exit_code, output=said,
+                            hint="check that the permission is a runtime permission the app "
+                                 "declares (a normal or undeclared one cannot be granted)")
 
     # -- removing --------------------------------------------------------------------------
     def uninstall(self, package: str, *, keep_data: bool = False) -> str:
@@ -275,5 +303,5 @@ class Apps:
             f"could not uninstall {package}: {why}", command=command_line(argv),
             exit_code=r.exit_code, output=said,
             hint=("system apps and unknown packages cannot be uninstalled: check the name "
-                  "with {apps}; a system app can only be stopped or have its data cleared")
+                  "with {list_apps}; a system app can only be stopped or have its data cleared")
             if system else "the device refused; the message says why")

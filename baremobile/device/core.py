@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from baremobile.android.activity import parse_am_start
 from baremobile.android.display import parse_wm_density, parse_wm_size
 from baremobile.android.input_method import GREP_PATTERN, InputTarget, parse_input_target
+from baremobile.android.packages import parse_pm_path
 from baremobile.android.png import PNG_SIGNATURE, png_problem
 from baremobile.android.props import parse_getprop
 from baremobile.android.shell_words import (
@@ -259,7 +260,7 @@ class Device:
         if "No activities found" in said or "monkey aborted" in said or r.exit_code != 0:
             raise InvalidArgument(
                 f"{package} has no launchable activity on {self.serial} (is it installed?)",
-                hint="check the package name with {apps}",
+                hint="check the package name with {list_apps}",
             )
 
     def start_activity(
@@ -308,12 +309,31 @@ class Device:
         return said
 
     def force_stop(self, package: str) -> None:
-        self.sent += 1
-        self.run(["am", "force-stop", validate_package(package)])
+        """``am force-stop`` an installed package (one round trip: ``pm path`` first, since
+        ``am force-stop`` answers nothing, successfully, for a package that is not there)."""
+        self._installed_then(package, ["am", "force-stop", package])
 
     def clear_data(self, package: str) -> None:
+        """``pm clear`` an installed package (its data erased, its processes stopped)."""
+        self._installed_then(package, ["pm", "clear", package])
+
+    def _installed_then(self, package: str, argv: Sequence[str]) -> ShellResult:
+        """Run ``argv`` when ``package`` is installed (``pm path P && …``, one round trip);
+        :class:`InvalidArgument` saying it is not, as the other app verbs do."""
+        validate_package(package)
+        line = command_line(["pm", "path", package]) + " && " + command_line(argv)
         self.sent += 1
-        self.run(["pm", "clear", validate_package(package)])
+        r = self.transport.shell(line)
+        if not parse_pm_path(r.stdout):
+            raise InvalidArgument(f"{package} is not installed on {self.serial}",
+                                  hint="list the packages with {list_apps}")
+        if r.exit_code != 0:
+            said = [ln.strip() for ln in decode(r.stdout + r.stderr).splitlines()
+                    if ln.strip() and not ln.startswith("package:")]
+            raise CommandFailed(f"`{command_line(argv)}` failed on the device (exit "
+                                f"{r.exit_code}): {said[0] if said else 'no output'}",
+                                command=line, exit_code=r.exit_code, output="\n".join(said))
+        return r
 
 
 class _Enough(Exception):

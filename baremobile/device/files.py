@@ -26,24 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from baremobile.android import listing
-from baremobile.android.shell_words import command_line, number, quote
+from baremobile.android.shell_words import absolute_path, command_line, number, quote
 from baremobile.android.storage import parse_df
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
 from baremobile.safetext import decode
-from baremobile.transport.base import check_text
 
 __all__ = ["FilePart", "Files", "UNREADABLE_KINDS", "parse_ls"]
-
-def _absolute(path: object) -> str:
-    if not isinstance(path, str) or not path.startswith("/"):
-        raise InvalidArgument(f"{path!r} is not an absolute device path",
-                              hint="device paths start with '/', e.g. /sdcard/Download")
-    if "\0" in path or "\n" in path:
-        raise InvalidArgument("a device path cannot contain NUL or newline characters")
-    check_text("the device path", path)
-    return path
-
 
 def parse_ls(text: bytes | str) -> list[dict[str, Any]]:
     """The entries of ``ls -la`` output (``.`` and ``..`` left out), as dictionaries
@@ -105,7 +94,7 @@ class Files:
 
     def list_dir(self, path: str, *, offset: int = 0, limit: int = 200) -> dict[str, Any]:
         """One page of a directory: ``{"path", "entries", "total", "offset", "has_more"}``."""
-        _absolute(path)
+        absolute_path(path)
         path = path.rstrip("/") or "/"
         # with a trailing slash the kernel resolves a link to a folder (/sdcard): the folder
         # is listed, not the link
@@ -123,7 +112,7 @@ class Files:
 
     def delete(self, path: str, *, recursive: bool = False) -> None:
         """``rm`` a file (a directory only with ``recursive``); the device's words on failure."""
-        _absolute(path)
+        absolute_path(path)
         if _normal(path) in _PROTECTED:
             raise InvalidArgument(f"refusing to delete {path!r} itself",
                                   hint="name the files or folders inside it")
@@ -140,7 +129,7 @@ class Files:
 
     def append(self, path: str, data: bytes) -> int:
         """Add ``data`` at the end of ``path`` (created if missing); returns the new size."""
-        _absolute(path)
+        absolute_path(path)
         tmp = f"/data/local/tmp/baremobile-append-{secrets.token_hex(4)}"
         self.device.transport.push(data, tmp)
         line = (f"cat {command_line([tmp])} >> {command_line([path])}; s=$?; "
@@ -158,7 +147,7 @@ class Files:
     def read_part(self, path: str, offset: int, length: int) -> FilePart:
         """At most ``length`` bytes of ``path`` from ``offset`` on (one more is read to tell
         whether the file goes on)."""
-        _absolute(path)
+        absolute_path(path)
         size, kind = self.device.file_info(path)
         if kind in UNREADABLE_KINDS:
             raise InvalidArgument(f"{path} is a {kind}, not a file",
@@ -201,7 +190,7 @@ class Files:
         ``{"path", "start", "lines": [...], "has_more", "next_line"?}``."""
         start = number("start_line", start, minimum=1, maximum=1 << 40)
         count = number("count", count, minimum=1, maximum=10_000)
-        q = quote(_absolute(path))
+        q = quote(absolute_path(path))
         r = self.device.transport.shell(
             f"if [ ! -f {q} ]; then ls -d {q} >&2 || true; echo 'not a regular file' >&2; "
             f"exit 1; fi; head -n {start + count} {q} | tail -n +{start}", timeout=60)

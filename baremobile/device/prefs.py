@@ -1,9 +1,10 @@
 """An app's SharedPreferences over ADB, without anything installed: ``run-as``.
 
 ``run-as PACKAGE CMD`` runs ``CMD`` as the app, in its data directory, when the app is a
-debuggable build (AOSP ``system/core/run-as/run-as.cpp``; it answers ``run-as: package not
-debuggable: PKG``, ``run-as: unknown package: PKG`` or ``run-as: package not an
-application: PKG`` otherwise, exit status 1). So:
+debuggable build; otherwise it refuses in one line, worded as Android 8+ (``run-as.cpp``:
+``run-as: unknown package: PKG``, ``run-as: package not debuggable: PKG``) or Android ≤ 7.1
+(``run-as.c``: ``run-as: Package 'PKG' is unknown``, ``… is not debuggable``) words it —
+:mod:`baremobile.android.run_as` reads both. So:
 
 * reading is ``run-as PKG cat shared_prefs/NAME.xml`` (a missing file is an empty map);
 * writing pushes the new text to ``/data/local/tmp`` (sync: any size, any bytes), then
@@ -22,17 +23,13 @@ from __future__ import annotations
 import secrets
 
 from baremobile.android import prefs
+from baremobile.android.run_as import parse_run_as
 from baremobile.android.shell_words import command_line, validate_package
 from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument, NotDebuggable
 from baremobile.safetext import decode
 
 __all__ = ["Prefs"]
-
-_REFUSALS = ("package not debuggable", "unknown package", "package not an application",
-             "package has corrupt installation", "package has non-application uid",
-             "run-as is disabled")
-
 
 class Prefs:
     """An app's SharedPreferences files, through ``run-as`` (debuggable apps only), over a
@@ -49,16 +46,17 @@ class Prefs:
             line += " < " + command_line([stdin_file])
         r = self.device.transport.shell(line, timeout=timeout)
         said = decode(r.stderr or r.stdout or b"").strip()
-        if r.exit_code != 0 and said.startswith("run-as:"):
-            reason = said.splitlines()[0][len("run-as:"):].strip()
-            if reason.startswith("package not debuggable"):
+        refused = parse_run_as(said) if r.exit_code != 0 else None
+        if refused is not None:
+            quoted = f"run-as: {refused.line}"
+            if refused.reason == "not_debuggable":
                 raise NotDebuggable(f"{package} is not a debuggable build: run-as refused it "
-                                    f"({said.splitlines()[0]})", device_output=said)
-            if reason.startswith("unknown package"):
-                raise InvalidArgument(f"{package} is not installed ({said.splitlines()[0]})",
-                                      hint="list_apps lists the installed packages")
-            if reason.startswith(_REFUSALS):
-                raise NotDebuggable(f"run-as refused {package}: {said.splitlines()[0]}",
+                                    f"({quoted})", device_output=said)
+            if refused.reason == "unknown":
+                raise InvalidArgument(f"{package} is not installed on {self.device.serial} "
+                                      f"({quoted})", hint="list the packages with {list_apps}")
+            if refused.reason != "other":
+                raise NotDebuggable(f"run-as refused {package}: {quoted}",
                                     device_output=said,
                                     hint="only a debuggable app's data can be reached")
             raise CommandFailed(f"run-as {package} failed: {said[:300]}", command=line,

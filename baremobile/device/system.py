@@ -113,10 +113,25 @@ class System:
 
     def statusbar(self, what: str) -> None:
         """Open the notification shade (``notifications``) or quick settings
-        (``quick_settings``), or close them (``collapse``)."""
+        (``quick_settings``), or close them (``collapse``).
+
+        Android 7+ has ``cmd statusbar`` (``StatusBarShellCommand``); before it, ``cmd``
+        does not exist and the status bar service is called by transaction code (``service
+        call statusbar 1`` = ``expandNotificationsPanel``, ``2`` = ``collapsePanels``: the
+        first two methods of ``IStatusBarService.aidl`` since Android 4.2) — quick settings
+        has no stable code there."""
         if what not in STATUSBAR:
             raise InvalidArgument(f"statusbar takes one of {', '.join(STATUSBAR)}, not {what!r}")
-        self.device.run(["cmd", "statusbar", STATUSBAR[what]])
+        if self.device.api_level >= 24:
+            self.device.run(["cmd", "statusbar", STATUSBAR[what]])
+            return
+        codes = {"notifications": "1", "collapse": "2"}
+        if what not in codes:
+            raise Unsupported("quick settings cannot be opened over ADB before Android 7 (no "
+                              "`cmd statusbar`, and no stable transaction code for it)",
+                              hint="open the notifications (statusbar notifications), then "
+                                   "swipe down from their top")
+        self.device.run(["service", "call", "statusbar", codes[what]])
 
     def clipboard_probe(self, what: str) -> NoReturn:
         """Ask the device whether its clipboard service takes shell commands; it does not on

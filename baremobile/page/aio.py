@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from baremobile.snapshot import Snapshot
     from baremobile.snapshot.refs import RefNode
     from baremobile.snapshot.tree import Node
+    from baremobile.transport.progress import Progress
 
 __all__ = ["AsyncPage", "connect_async"]
 
@@ -191,7 +192,8 @@ class AsyncPage:
     ) -> list[Node]:
         """Elements of the screen matching a selector: of the last snapshot, or — when there
         is none, or a verb that may have changed the screen ran since (and refs are not
-        trusted, :attr:`trust_refs`) — of the screen read now (one dump).
+        trusted, :attr:`trust_refs`) — of the screen read now (one dump). With ``index``,
+        only that match (as ``tap`` and ``type`` take it), or none.
         """
         return await self._run(lambda: self.page.find(selector, **fields_), 'find')
 
@@ -395,9 +397,21 @@ class AsyncPage:
         """
         return await self._run(lambda: self.page.append_file(path, data), 'append_file')
 
-    async def push(self, data: bytes | str | Path, device_path: str) -> None:
-        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
-        return await self._run(lambda: self.page.push(data, device_path), 'push')
+    async def push(
+        self,
+        data: bytes | str | Path,
+        device_path: str,
+        *,
+        progress: Progress | None = None,
+    ) -> None:
+        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``.
+        ``progress``: ``progress(done_bytes, total_bytes)`` as the bytes go, or ``True`` for a
+        bar (:mod:`baremobile.transport.progress`).
+        """
+        return await self._run(
+            lambda: self.page.push(data, device_path, progress=progress),
+            'push',
+        )
 
     async def read_file(self, path: str, *, offset: int = 0, max_bytes: int = 20000) -> FilePart:
         """At most ``max_bytes`` of a device file from byte ``offset`` on, without moving the
@@ -409,18 +423,29 @@ class AsyncPage:
             'read_file',
         )
 
-    async def pull(self, device_path: str) -> bytes:
+    async def pull(self, device_path: str, *, progress: Progress | None = None) -> bytes:
         """The contents of ``device_path`` on the device (in memory: for big files, use
-        :meth:`pull_into`).
+        :meth:`pull_into`). ``progress``: ``progress(done_bytes, total_bytes)`` as the bytes
+        come (``total_bytes`` None until the size is known), or ``True`` for a bar.
         """
-        return await self._run(lambda: self.page.pull(device_path), 'pull')
+        return await self._run(lambda: self.page.pull(device_path, progress=progress), 'pull')
 
-    async def pull_into(self, device_path: str, sink: Any) -> int:
+    async def pull_into(
+        self,
+        device_path: str,
+        sink: Any,
+        *,
+        progress: Progress | None = None,
+    ) -> int:
         """Stream ``device_path`` into ``sink`` (an open binary file, anything with
         ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
         whatever the file's size; a failure of the sink (a full disk) is raised as is.
+        ``progress``: as for :meth:`pull`.
         """
-        return await self._run(lambda: self.page.pull_into(device_path, sink), 'pull_into')
+        return await self._run(
+            lambda: self.page.pull_into(device_path, sink, progress=progress),
+            'pull_into',
+        )
 
     async def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
         """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
@@ -489,18 +514,35 @@ class AsyncPage:
             'uninstall',
         )
 
-    async def install(self, apk: bytes | str | Path, *, replace: bool = True) -> str:
+    async def install(
+        self,
+        apk: bytes | str | Path,
+        *,
+        replace: bool = True,
+        progress: Progress | None = None,
+    ) -> str:
         """Install an APK (its bytes, or the path of a local file): pushed, then ``pm install``
         (``replace``: over an installed version, keeping its data); returns pm's answer.
+        ``progress``: ``progress(done_bytes, total_bytes)`` while the APK is pushed, or
+        ``True`` for a bar. A file that is no APK is refused (``COMMAND_FAILED``, with pm's
+        reason).
         """
-        return await self._run(lambda: self.page.install(apk, replace=replace), 'install')
+        return await self._run(
+            lambda: self.page.install(apk, replace=replace, progress=progress),
+            'install',
+        )
 
     async def stop_app(self, package: str) -> None:
-        """Force-stop an app (``am force-stop``): its processes end, its task goes."""
+        """Force-stop an app (``am force-stop``): its processes end, its task goes (the next
+        launch starts it afresh). A package that is not installed is ``INVALID_ARGUMENT``,
+        as for the other app verbs (``am force-stop`` alone would answer success).
+        """
         return await self._run(lambda: self.page.stop_app(package), 'stop_app')
 
     async def clear_app_data(self, package: str) -> None:
-        """Erase an app's data and stop it (``pm clear``), as a fresh install has it."""
+        """Erase an app's data and stop it (``pm clear``), as a fresh install has it; a
+        package that is not installed is ``INVALID_ARGUMENT``.
+        """
         return await self._run(lambda: self.page.clear_app_data(package), 'clear_app_data')
 
     async def grant_permission(self, package: str, permission: str) -> None:
@@ -756,11 +798,12 @@ class AsyncPage:
             'edit_text',
         )
 
-    async def wait(self, seconds: float) -> None:
+    async def wait(self, seconds: float, *, progress: Progress | None = None) -> None:
         """Do nothing for ``seconds`` (0–600): an app loading, an animation, pacing. The
-        page's cancel stops it at once.
+        page's cancel stops it at once. ``progress``: ``progress(waited_s, seconds)`` about
+        twice a second, or ``True`` for a bar.
         """
-        return await self._run(lambda: self.page.wait(seconds), 'wait')
+        return await self._run(lambda: self.page.wait(seconds, progress=progress), 'wait')
 
     async def wait_for_text(
         self,
@@ -769,12 +812,21 @@ class AsyncPage:
         timeout: float = 10.0,
         interval: float = 0.5,
         fail: bool = True,
+        progress: Progress | None = None,
     ) -> Snapshot | None:
         """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot
         (``fail=False``: None when it does not appear in time, instead of ``TIMEOUT``).
+        ``progress``: ``progress(waited_s, timeout)`` after each snapshot, or ``True`` for a
+        bar.
         """
         return await self._run(
-            lambda: self.page.wait_for_text(text, timeout=timeout, interval=interval, fail=fail),
+            lambda: self.page.wait_for_text(
+                text,
+                timeout=timeout,
+                interval=interval,
+                fail=fail,
+                progress=progress,
+            ),
             'wait_for_text',
         )
 
@@ -786,11 +838,13 @@ class AsyncPage:
         interval: float = 0.5,
         gone: bool = False,
         fail: bool = True,
+        progress: Progress | None = None,
     ) -> Node | None:
         """Snapshot until an element matches and return it — or, with ``gone=True``, until
         none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen;
         with ``fail=False`` instead: None (nothing appeared), or for ``gone`` the element
-        still there.
+        still there. ``progress``: ``progress(waited_s, timeout)`` after each snapshot, or
+        ``True`` for a bar.
         """
         return await self._run(
             lambda: self.page.wait_for(
@@ -799,6 +853,7 @@ class AsyncPage:
                 interval=interval,
                 gone=gone,
                 fail=fail,
+                progress=progress,
             ),
             'wait_for',
         )

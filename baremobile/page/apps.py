@@ -15,6 +15,7 @@ from baremobile.device.apps import App
 from baremobile.localfiles import bytes_of
 from baremobile.page.base import PageBase
 from baremobile.page.steps import verb
+from baremobile.transport.progress import Progress, shown
 
 __all__ = ["AppVerbs"]
 
@@ -47,19 +48,28 @@ class AppVerbs(PageBase):
         return self._apps.uninstall(package, keep_data=keep_data)
 
     @verb()
-    def install(self, apk: bytes | str | Path, *, replace: bool = True) -> str:
+    def install(self, apk: bytes | str | Path, *, replace: bool = True,
+                progress: Progress | None = None) -> str:
         """Install an APK (its bytes, or the path of a local file): pushed, then ``pm install``
-        (``replace``: over an installed version, keeping its data); returns pm's answer."""
-        return self._apps.install(bytes_of(apk, "install"), replace=replace)
+        (``replace``: over an installed version, keeping its data); returns pm's answer.
+        ``progress``: ``progress(done_bytes, total_bytes)`` while the APK is pushed, or
+        ``True`` for a bar. A file that is no APK is refused (``COMMAND_FAILED``, with pm's
+        reason)."""
+        payload = bytes_of(apk, "install")
+        with shown(progress, "install"):
+            return self._apps.install(payload, replace=replace)
 
     @verb(acts=True)
     def stop_app(self, package: str) -> None:
-        """Force-stop an app (``am force-stop``): its processes end, its task goes."""
+        """Force-stop an app (``am force-stop``): its processes end, its task goes (the next
+        launch starts it afresh). A package that is not installed is ``INVALID_ARGUMENT``,
+        as for the other app verbs (``am force-stop`` alone would answer success)."""
         self.device.force_stop(validate_package(package))
 
     @verb(acts=True)
     def clear_app_data(self, package: str) -> None:
-        """Erase an app's data and stop it (``pm clear``), as a fresh install has it."""
+        """Erase an app's data and stop it (``pm clear``), as a fresh install has it; a
+        package that is not installed is ``INVALID_ARGUMENT``."""
         self.device.clear_data(validate_package(package))
 
     @verb()

@@ -435,10 +435,11 @@ class PageBase:
     ) -> list[Node]:
         """Elements of the screen matching a selector: of the last snapshot, or — when there
         is none, or a verb that may have changed the screen ran since (and refs are not
-        trusted, :attr:`trust_refs`) — of the screen read now (one dump)."""
+        trusted, :attr:`trust_refs`) — of the screen read now (one dump). With ``index``,
+        only that match (as ``tap`` and ``type`` take it), or none."""
         sel = Selector.of(selector if selector is not None else fields_)
         snap = self._refresh() if self._last is None or self._stale() else self._last
-        return sel.matches(snap)
+        return sel.pick(sel.matches(snap))
 
     # -- resolving targets --------------------------------------------------------------
     def _stale(self) -> bool:
@@ -537,11 +538,11 @@ class PageBase:
             fresh = self._last is None or self._stale()
             snap = self._refresh() if self._last is None else self._screen()
             found = sel.matches(snap)
-            if len(found) <= sel.index and not fresh:  # the screen may have moved on
+            if len(found) <= sel.position and not fresh:  # the screen may have moved on
                 snap = self._refresh()
                 found = sel.matches(snap)
-            if len(found) > sel.index:
-                n = found[sel.index]
+            if len(found) > sel.position:
+                n = found[sel.position]
                 if n.ref is not None:
                     ref = snap.refs[n.ref]
                     return ref.center, ref.bounds, ref

@@ -16,6 +16,7 @@ from baremobile.localfiles import bytes_of
 from baremobile.page.base import PageBase
 from baremobile.page.steps import verb
 from baremobile.transport.base import check_text
+from baremobile.transport.progress import Progress, shown
 
 __all__ = ["FileVerbs"]
 
@@ -43,9 +44,14 @@ class FileVerbs(PageBase):
         return self._files.append(path, payload)
 
     @verb(secret=("data",))
-    def push(self, data: bytes | str | Path, device_path: str) -> None:
-        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``."""
-        self.transport.push(bytes_of(data, "push"), device_path)
+    def push(self, data: bytes | str | Path, device_path: str, *,
+             progress: Progress | None = None) -> None:
+        """Copy ``data`` (bytes, or the path of a local file) to ``device_path``.
+        ``progress``: ``progress(done_bytes, total_bytes)`` as the bytes go, or ``True`` for a
+        bar (:mod:`baremobile.transport.progress`)."""
+        payload = bytes_of(data, "push")
+        with shown(progress, f"push {device_path}"):
+            self.transport.push(payload, device_path)
 
     @verb()
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = 20_000) -> FilePart:
@@ -57,17 +63,22 @@ class FileVerbs(PageBase):
         return self._files.read_part(path, offset, max_bytes)
 
     @verb()
-    def pull(self, device_path: str) -> bytes:
+    def pull(self, device_path: str, *, progress: Progress | None = None) -> bytes:
         """The contents of ``device_path`` on the device (in memory: for big files, use
-        :meth:`pull_into`)."""
-        return self.transport.pull(device_path)
+        :meth:`pull_into`). ``progress``: ``progress(done_bytes, total_bytes)`` as the bytes
+        come (``total_bytes`` None until the size is known), or ``True`` for a bar."""
+        with shown(progress, f"pull {device_path}"):
+            return self.transport.pull(device_path)
 
     @verb()
-    def pull_into(self, device_path: str, sink: Any) -> int:
+    def pull_into(self, device_path: str, sink: Any, *,
+                  progress: Progress | None = None) -> int:
         """Stream ``device_path`` into ``sink`` (an open binary file, anything with
         ``write(bytes)``) as it arrives; returns the byte count. Memory stays small
-        whatever the file's size; a failure of the sink (a full disk) is raised as is."""
-        return self.transport.pull_into(device_path, sink)
+        whatever the file's size; a failure of the sink (a full disk) is raised as is.
+        ``progress``: as for :meth:`pull`."""
+        with shown(progress, f"pull {device_path}"):
+            return self.transport.pull_into(device_path, sink)
 
     @verb()
     def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:

@@ -74,11 +74,11 @@ class ReadVerbs(PageBase):
         else:
             sel = Selector.of(within)
             found = sel.matches(snap)
-            if len(found) <= sel.index:
+            if len(found) <= sel.position:
                 raise RefNotFound(f"no container matches {sel}",
                                   hint="take a snapshot and check the container's text, "
                                        "desc, id or role")
-            box = found[sel.index]
+            box = found[sel.position]
         return {id(node) for node in box.walk() if node is not box}
 
     @verb(waits="timeout")

@@ -32,7 +32,10 @@ class Selector:
     is a snapshot role (``Button``, ``TextInput`` …); ``class_name`` an Android class (full,
     or its last part: ``EditText``); ``index`` picks among several matches. A mapping may
     spell fields as clawperator does (:data:`ALIASES`: ``textContains``, ``descContains``,
-    ``resourceId`` …).
+    ``resourceId`` …). A verb that acts on one element (``tap``, ``type``, ``wait_for``)
+    takes match ``index`` (the first when none is given); :meth:`Page.find
+    <baremobile.page.Page.find>` returns every match, or only match ``index`` when one is
+    given.
     """
 
     text: str | None = None
@@ -41,7 +44,7 @@ class Selector:
     desc_contains: str | None = None
     id: str | None = None
     role: str | None = None
-    index: int = 0
+    index: int | None = None
     class_name: str | None = None
 
     def __post_init__(self) -> None:
@@ -49,7 +52,8 @@ class Selector:
             v = getattr(self, f)
             if v is not None and not isinstance(v, str):
                 raise InvalidArgument(f"selector {f} must be a string, not {v!r}")
-        if isinstance(self.index, bool) or not isinstance(self.index, int) or self.index < 0:
+        if self.index is not None and (isinstance(self.index, bool)
+                                       or not isinstance(self.index, int) or self.index < 0):
             raise InvalidArgument(
                 f"selector index must be a non-negative integer, not {self.index!r}"
             )
@@ -83,6 +87,16 @@ class Selector:
             data[name] = v
         return cls(**data)
 
+    @property
+    def position(self) -> int:
+        """Which match a verb acting on one element takes (``index``, else the first)."""
+        return 0 if self.index is None else self.index
+
+    def pick(self, found: list[Node]) -> list[Node]:
+        """``found`` (the :meth:`matches`), or only match ``index`` when one is given (none
+        when there are not that many)."""
+        return found if self.index is None else found[self.index:self.index + 1]
+
     def matches(self, snap: Snapshot) -> list[Node]:
         found = snap.find(
             text=self.text,
@@ -100,7 +114,7 @@ class Selector:
         parts = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
-            if getattr(self, f.name) is not None and not (f.name == "index" and self.index == 0)
+            if getattr(self, f.name) is not None
         ]
         return "{" + ", ".join(parts) + "}"
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from baremobile.errors import InvalidArgument
+from baremobile.errors import InvalidArgument, register_verb
 from baremobile.snapshot import RefNode, Snapshot
 
 if TYPE_CHECKING:
@@ -84,13 +84,15 @@ class VerbFacts:
     waits: str | None = None
 
 
+#: every verb's facts by its name (filled as the verb families are defined)
+_VERBS: dict[str, VerbFacts] = {}
+
+
 def facts(fn: Any) -> VerbFacts | None:
     """The :class:`VerbFacts` of a Page verb (a function, bound method or the name of one on
     :class:`~baremobile.page.Page`), or None for anything that is not a verb."""
     if isinstance(fn, str):
-        from baremobile.page import Page
-
-        fn = getattr(Page, fn, None)
+        return _VERBS.get(fn)
     fn = getattr(fn, "__func__", fn)
     found = getattr(fn, "__baremobile_verb__", None)
     return found if isinstance(found, VerbFacts) else None
@@ -132,6 +134,10 @@ def verb(*, acts: bool = False, secret: tuple[str, ...] = (),
             if p not in params:
                 raise TypeError(f"verb {name}: no parameter {p!r} to mark")
         known = VerbFacts(name, acts, tuple(secret), waits)
+        if _VERBS.get(name, known) != known:
+            raise TypeError(f"two verbs named {name} with different facts")
+        _VERBS[name] = known
+        register_verb(name)
 
         @functools.wraps(fn)
         def run(self: PageBase, *args: Any, **kwargs: Any) -> Any:

@@ -7,6 +7,7 @@ found" (None, or :class:`Idle` with ``idle`` false) instead of raising ``TIMEOUT
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import time
@@ -21,6 +22,7 @@ from baremobile.page.selector import Selector, Target
 from baremobile.page.steps import verb
 from baremobile.snapshot import Snapshot
 from baremobile.snapshot.tree import Node
+from baremobile.transport.progress import Progress, ProgressCallback, shown
 
 __all__ = ["DIRECTIONS", "Idle", "WaitVerbs", "similarity"]
 
@@ -38,6 +40,14 @@ class Idle:
     attempts: int
 
 
+def report_to(told: ProgressCallback | None, done: float, total: float) -> None:
+    """Tell a wait's ``progress`` callback how long it has waited (what it raises is
+    ignored: a display must not end the wait)."""
+    if told is not None:
+        with contextlib.suppress(Exception):  # the caller's display failed, not the wait
+            told(done, float(total))
+
+
 def similarity(a: str, b: str) -> float:
     """How alike two snapshot texts are, in percent: the share of their lines that match
     in order (``difflib``'s ratio over lines; 100 = identical)."""
@@ -52,28 +62,40 @@ class WaitVerbs(ActionVerbs):
 
     # -- waiting ------------------------------------------------------------------------
     @verb(waits="seconds")
-    def wait(self, seconds: float) -> None:
+    def wait(self, seconds: float, *, progress: Progress | None = None) -> None:
         """Do nothing for ``seconds`` (0–600): an app loading, an animation, pacing. The
-        page's cancel stops it at once."""
+        page's cancel stops it at once. ``progress``: ``progress(waited_s, seconds)`` about
+        twice a second, or ``True`` for a bar."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
                 not math.isfinite(seconds) or not 0 <= seconds <= 600:
             raise InvalidArgument(f"seconds must be a number from 0 to 600, not {seconds!r}")
         token = self._token
         assert token is not None
-        if seconds:
-            token.sleep(float(seconds), f"waiting {seconds:g} s")
+        with shown(progress, f"waiting {seconds:g} s", "s") as told:
+            if told is None:
+                if seconds:
+                    token.sleep(float(seconds), f"waiting {seconds:g} s")
+                return
+            started = time.monotonic()
+            while (left := float(seconds) - (time.monotonic() - started)) > 0:
+                token.sleep(min(0.5, left), f"waiting {seconds:g} s")
+                report_to(told, min(float(seconds), time.monotonic() - started), seconds)
+            report_to(told, float(seconds), seconds)
 
     @verb(waits="timeout")
     def wait_for_text(self, text: str, *, timeout: float = 10.0, interval: float = 0.5,
-                      fail: bool = True) -> Snapshot | None:
+                      fail: bool = True, progress: Progress | None = None) -> Snapshot | None:
         """Snapshot until ``text`` appears (case-insensitive substring); return that snapshot
-        (``fail=False``: None when it does not appear in time, instead of ``TIMEOUT``)."""
+        (``fail=False``: None when it does not appear in time, instead of ``TIMEOUT``).
+        ``progress``: ``progress(waited_s, timeout)`` after each snapshot, or ``True`` for a
+        bar."""
         if not isinstance(text, str) or not text:
             raise InvalidArgument("wait_for_text needs a non-empty string")
         needle = text.casefold()
         try:
             return self._poll(
-                lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval
+                lambda s: needle in s.text.casefold(), f"text {text!r}", timeout, interval,
+                progress=progress,
             )
         except CommandTimeout:
             if fail:
@@ -89,26 +111,29 @@ class WaitVerbs(ActionVerbs):
         interval: float = 0.5,
         gone: bool = False,
         fail: bool = True,
+        progress: Progress | None = None,
     ) -> Node | None:
         """Snapshot until an element matches and return it — or, with ``gone=True``, until
         none does (returns None). ``CommandTimeout`` (``TIMEOUT``) if it does not happen;
         with ``fail=False`` instead: None (nothing appeared), or for ``gone`` the element
-        still there."""
+        still there. ``progress``: ``progress(waited_s, timeout)`` after each snapshot, or
+        ``True`` for a bar."""
         sel = Selector.of(selector)
         try:
             if gone:
-                self._poll(lambda s: len(sel.matches(s)) <= sel.index, f"{sel} to disappear",
-                           timeout, interval, happened="did not disappear")
+                self._poll(lambda s: len(sel.matches(s)) <= sel.position,
+                           f"{sel} to disappear", timeout, interval,
+                           happened="did not disappear", progress=progress)
                 return None
-            snap = self._poll(lambda s: len(sel.matches(s)) > sel.index, str(sel), timeout,
-                              interval)
+            snap = self._poll(lambda s: len(sel.matches(s)) > sel.position, str(sel), timeout,
+                              interval, progress=progress)
         except CommandTimeout:
             if fail:
                 raise
             last = self._last
             found = sel.matches(last) if last is not None else []
-            return found[sel.index] if gone and len(found) > sel.index else None
-        return sel.matches(snap)[sel.index]
+            return found[sel.position] if gone and len(found) > sel.position else None
+        return sel.matches(snap)[sel.position]
 
     @verb(waits="timeout")
     def wait_stable(self, *, timeout: float = 10.0) -> Snapshot:
@@ -153,7 +178,13 @@ class WaitVerbs(ActionVerbs):
         return Idle(snap, score[0], True, time.monotonic() - started, attempts[0])
 
     def _poll(self, ok: Any, what: str, timeout: float, interval: float,
-              happened: str = "did not appear") -> Snapshot:
+              happened: str = "did not appear", progress: Progress | None = None
+              ) -> Snapshot:
+        with shown(progress, f"waiting for {what}", "s") as told:
+            return self._polled(ok, what, timeout, interval, happened, told)
+
+    def _polled(self, ok: Any, what: str, timeout: float, interval: float, happened: str,
+                told: ProgressCallback | None) -> Snapshot:
         for name, value in (("timeout", timeout), ("interval", interval)):
             if (
                 isinstance(value, bool)
@@ -163,10 +194,12 @@ class WaitVerbs(ActionVerbs):
                 raise InvalidArgument(f"{name} must be a number of seconds (0–3600), not {value!r}")
         token = self._token
         assert token is not None
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
+        deadline = started + timeout
         while True:
             # each dump may use what is left of the wait (at least 2 s: a dump takes time)
             snap = self.snapshot(timeout=max(2.0, deadline - time.monotonic()))
+            report_to(told, min(float(timeout), time.monotonic() - started), timeout)
             if ok(snap):
                 return snap
             if time.monotonic() + interval > deadline:
@@ -199,10 +232,10 @@ class WaitVerbs(ActionVerbs):
         area = self._scroll_area(target)  # resolved once: the element may scroll away
         for _ in range(limit + 1):
             found = sel.matches(snap)
-            if len(found) > sel.index:
+            if len(found) > sel.position:
                 if click_after:
                     self.tap(sel)  # the snapshot just taken resolves it
-                return found[sel.index]
+                return found[sel.position]
             before = snap.text
             self._swipe_within(area, direction, 0.6, 400)
             snap = self.snapshot()

@@ -20,9 +20,8 @@ a family's own code is its own category).
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import json
+import functools
 import logging
 import os
 import threading
@@ -31,18 +30,21 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from baremobile.errors import BaremobileError, InvalidArgument, PageClosed, vocabulary
+from baremobile.errors import DOORS, BaremobileError, InvalidArgument, PageClosed
 from baremobile.safetext import clean, problem
-from baremobile.tools import hostfiles
+from baremobile.timeouts import CallTime, call_time
+from baremobile.tools import hostfiles, render
 from baremobile.tools import spec as _spec
 from baremobile.tools.pages import OnePage
+from baremobile.tools.redact import redacted, scrub, secrets_of
+from baremobile.tools.render import TEXT_PAYLOADS, image_bytes, to_anthropic, to_text
 from baremobile.tools.session import Options, Session, files_root
 from baremobile.tools.validate import validate
 from baremobile.trace.record import tool_call
 
 __all__ = ["ERROR_CODES", "TEXT_PAYLOADS", "answerable", "call", "error_data", "failure",
-           "session_for", "shown_name",
-           "to_anthropic", "to_text", "tool_verbs", "SECRET_ARGUMENTS", "redacted"]
+           "hint_words", "image_bytes", "redacted", "session_for", "shown_name", "to_anthropic",
+           "to_text", "tool_verbs"]
 
 log = logging.getLogger("baremobile.tools")
 
@@ -125,10 +127,22 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
 }
 
 
+@functools.lru_cache(maxsize=32)
+def _words(door: str, prefix: str) -> dict[str, str]:
+    return render.hint_words(_spec.TOOLS, door, prefix)
+
+
+def hint_words(door: str = "tools", prefix: str = "") -> dict[str, str]:
+    """How hints name tools and other things at ``door`` (:data:`baremobile.errors.DOORS`;
+    ``tools``: tools named ``prefix + name``) — :func:`baremobile.tools.render.hint_words`."""
+    if door not in DOORS:
+        door = "tools"
+    return dict(_words(door, prefix))
+
+
 def tool_verbs(prefix: str = "") -> dict[str, str]:
-    """How hints name other verbs when a model calls tools named ``prefix + name``
-    (:func:`baremobile.errors.vocabulary` of the ``tools`` door)."""
-    return vocabulary("tools", prefix)
+    """How hints name other verbs when a model calls tools named ``prefix + name``."""
+    return hint_words("tools", prefix)
 
 
 def _category(exc: BaremobileError) -> str:
@@ -189,34 +203,19 @@ def shown_name(name: object) -> str:
     return clean(name) if isinstance(name, str) else repr(name)
 
 
-def failure(name: str, exc: BaseException, prefix: str = "") -> dict[str, Any]:
+def failure(name: str, exc: BaseException, prefix: str = "", *, door: str = "tools",
+            secrets: list[str] | None = None) -> dict[str, Any]:
     """The result of a call of ``name`` that failed with ``exc``: ``{"ok": false, "tool",
-    "error"}`` (the hint in the tools' words), plus what a batch did before it stopped."""
-    out = {"ok": False, "tool": name, "error": error_data(exc, tool_verbs(prefix))}
+    "error"}`` (the hint in ``door``'s words; no ``secrets`` of the call in its message or
+    hint), plus what a batch did before it stopped."""
+    error = error_data(exc, hint_words(door, prefix))
+    if secrets:
+        error = {k: scrub(v, secrets) if isinstance(v, str) else v for k, v in error.items()}
+    out = {"ok": False, "tool": name, "error": error}
     data = getattr(exc, "data", None)  # what a batch did before it stopped
     if isinstance(data, dict):
         out.update({k: v for k, v in data.items() if k not in out})
     return out
-
-
-# ---------------------------------------------------------------------------------------
-# logging arguments without secrets
-# ---------------------------------------------------------------------------------------
-
-#: Arguments that may carry secrets (a typed password): logs show their length only.
-SECRET_ARGUMENTS: dict[str, tuple[str, ...]] = {"type": ("text",), "set_text": ("text",)}
-
-
-def redacted(name: Any, arguments: Any, prefix: str = "") -> Any:
-    """``arguments`` of tool ``name`` as a log may show them: typed text becomes
-    ``"<N characters>"``; everything else as it is."""
-    if not isinstance(name, str) or not isinstance(arguments, Mapping):
-        return arguments
-    bare = name[len(prefix):] if prefix and name.startswith(prefix) else name
-    secret = SECRET_ARGUMENTS.get(bare, ())
-    return {k: (f"<{len(v)} characters>" if k in secret and isinstance(v, str) else
-                "<hidden>" if k in secret else v)
-            for k, v in arguments.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -249,13 +248,17 @@ def session_for(target: Any) -> Session:
 
 @dataclasses.dataclass
 class _Ctx:
+    """A call's context (:class:`~baremobile.tools.row.Ctx`)."""
+
     session: Session
     options: Options
     device: str | None
+    time: CallTime
     files_dir: str | None = None
     _page: Any = None
     groups: Any = ()
     prefix: str = ""
+    door: str = "tools"
 
     @property
     def page(self) -> Any:
@@ -265,7 +268,7 @@ class _Ctx:
 
     def error(self, exc: BaseException) -> dict[str, str]:
         """``exc`` as data, its hint in this front door's words."""
-        return error_data(exc, tool_verbs(self.prefix))
+        return error_data(exc, hint_words(self.door, self.prefix))
 
     def run_step(self, name: Any, arguments: Any, *, time_left: float | None = None
                  ) -> tuple[str, dict[str, Any]]:
@@ -273,12 +276,7 @@ class _Ctx:
         call already holds: ``(tool name, result)``; raises the step's error. A step that
         waits gets at most ``time_left`` seconds."""
         tool = _lookup(name, self.groups, self.prefix)
-        if time_left is not None and "timeout" in tool.properties and isinstance(arguments,
-                                                                                 dict):
-            wanted = arguments.get("timeout", self.options.timeout)
-            if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
-                arguments = {**arguments, "timeout": max(0.0, min(float(wanted), time_left))}
-        if tool.name == "execute" or not tool.needs_device:
+        if tool.calls_in is not None or not tool.needs_device:
             raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
                                   hint="steps are tools acting on the batch's device")
         args = validate(arguments if arguments is not None else {}, tool.parameters())
@@ -288,7 +286,18 @@ class _Ctx:
                                   hint="run a batch per device")
         for key in tool.host_paths:
             hostfiles.resolve(self.files_dir, args[key])
-        return tool.name, tool.run(self, args)
+        time = time_of(tool, args, self.options)
+        if time_left is not None and time.wait is not None:
+            time = CallTime(max(0.0, min(time.wait, time_left)), time.floor)
+        return tool.name, tool.run(dataclasses.replace(self, time=time), args)
+
+
+def time_of(tool: _spec.ToolSpec, arguments: Mapping[str, Any] | None,
+            options: Options) -> CallTime:
+    """The time of one call of ``tool`` in a session with ``options``, resolved once
+    (:func:`baremobile.timeouts.call_time`)."""
+    return call_time(tool.time_facts, arguments, session_timeout=options.timeout,
+                     observe=options.observe, settle=options.settle)
 
 
 def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
@@ -326,6 +335,7 @@ def call(
     settle: float | None = None,
     max_chars: int | None = None,
     files_dir: str | os.PathLike[str] | None = None,
+    door: str = "tools",
 ) -> dict[str, Any]:
     """Run tool ``name`` with ``arguments`` on ``target`` (a Page or a :class:`Session`).
 
@@ -338,12 +348,15 @@ def call(
     changed since the snapshot the model was last shown; by default the session's setting
     applies (off). ``files_dir`` is the one host directory ``push_file`` / ``pull_file`` /
     ``install_app`` may use (default: the session's, None — those tools are refused).
-    Never raises for a tool's failure: errors come back as
-    ``{"ok": false, "error": {code, message, hint, category}}``.
+    ``door`` is whose words an error's hint uses (``tools``, ``cli``, ``python``,
+    ``daemon``). Never raises for a tool's failure: errors come back as
+    ``{"ok": false, "error": {code, message, hint, category}}``, never quoting an argument
+    the tool's verb marks secret.
     """
     shown = shown_name(name)
     session: Session | None = None
     ctx: _Ctx | None = None
+    secrets = list(secrets_of(name, arguments, prefix))
     try:
         session = session_for(target)
         tool = _lookup(name, groups, prefix)
@@ -359,7 +372,8 @@ def call(
         for key in tool.host_paths:  # refused before any device is reached
             hostfiles.resolve(root, args[key])
         device = args.pop("device", None) if tool.needs_device else None
-        ctx = _Ctx(session, options, device, root, groups=groups, prefix=prefix)
+        ctx = _Ctx(session, options, device, time_of(tool, args, options), root,
+                   groups=groups, prefix=prefix, door=door)
         if not tool.needs_device:
             result = tool.run(ctx, args)
         else:
@@ -383,75 +397,13 @@ def call(
             result = {"device": page.serial, **result}
         return answerable({"ok": True, "tool": tool.name, **result}, shown)
     except BaremobileError as exc:
-        log.info("%s failed: %s %s", shown, exc.code, exc.message)
+        log.info("%s failed: %s %s", shown, exc.code, scrub(exc.message, secrets))
         if isinstance(exc, PageClosed) and session is not None and ctx is not None \
                 and ctx._page is not None:
             session.forget(ctx._page)  # the next call connects afresh
-        return answerable(failure(shown, exc, prefix), shown)
+        return answerable(failure(shown, exc, prefix, door=door, secrets=secrets), shown)
     except Exception as exc:  # a bug or an unexpected answer: data, and the log has the rest
-        log.exception("%s raised an unexpected error", shown)
-        return answerable(failure(shown, exc, prefix), shown)
-
-
-# ---------------------------------------------------------------------------------------
-# rendering results for an LLM
-# ---------------------------------------------------------------------------------------
-
-#: Result keys holding text for the model to read as-is (not JSON-escaped): the screen,
-#: a log, a file's content. MCP keeps them out of ``structuredContent``.
-TEXT_PAYLOADS = ("snapshot", "log", "text", "base64")
-_SHOWN_APART = ("ok", "tool", "done", "image", *TEXT_PAYLOADS)
-#: Facts a snapshot's text says itself (its headers name the app, a cut text says so) or
-#: the caller knows (the device it called): left out of the text beside a snapshot, kept in
-#: the data (MCP's ``structuredContent``).
-_SAID_BY_SNAPSHOT = ("device", "package", "refs", "truncated")
-
-
-def to_text(result: Mapping[str, Any]) -> str:
-    """The result as text for an LLM: the error with its hint (and the observation it came
-    with), or what was done, the other facts as compact JSON (beside a snapshot, not those
-    its text says), then any text payload (snapshot, log, file content) as plain text, not
-    JSON-escaped."""
-    if not result.get("ok"):
-        err = result.get("error", {})
-        lines = [f"error {err.get('code', 'ERROR')}: {err.get('message', '')}"]
-        if err.get("hint"):
-            lines.append(f"hint: {err['hint']}")
-        if isinstance(result.get("snapshot"), str):  # the observation an error came with
-            lines.append(result["snapshot"])
-        return "\n".join(lines)
-    lines = []
-    if result.get("done"):
-        lines.append(str(result["done"]))
-    apart = _SHOWN_APART + (_SAID_BY_SNAPSHOT if isinstance(result.get("snapshot"), str)
-                            else ())
-    rest = {k: v for k, v in result.items() if k not in apart}
-    if rest:
-        lines.append(json.dumps(rest, ensure_ascii=False, separators=(", ", ": ")))
-    for key in TEXT_PAYLOADS:
-        value = result.get(key)
-        if not isinstance(value, str):
-            continue
-        if key == "base64":  # wrapped like a MIME body: readable, and still base64
-            value = "\n".join(value[i:i + 76] for i in range(0, len(value), 76))
-        lines.append(value)
-    if not lines:
-        lines.append("ok")
-    return "\n".join(lines)
-
-
-def to_anthropic(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Anthropic ``tool_result`` content: a text block, plus an image block for screenshots."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": to_text(result)}]
-    image = result.get("image")
-    if result.get("ok") and image:
-        blocks.append({"type": "image", "source": {"type": "base64",
-                                                   "media_type": image["mime_type"],
-                                                   "data": image["data"]}})
-    return blocks
-
-
-def image_bytes(result: Mapping[str, Any]) -> bytes | None:
-    """The PNG of a screenshot result (None for other results)."""
-    image = result.get("image")
-    return base64.b64decode(image["data"]) if result.get("ok") and image else None
+        log.error("%s raised an unexpected error: %s", shown,
+                  scrub(f"{type(exc).__name__}: {exc}", secrets),
+                  exc_info=not secrets)
+        return answerable(failure(shown, exc, prefix, door=door, secrets=secrets), shown)

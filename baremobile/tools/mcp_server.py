@@ -36,7 +36,6 @@ import secrets
 import socket
 import stat
 import sys
-import urllib.parse
 from typing import Any
 
 import anyio
@@ -56,14 +55,16 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
 
 from baremobile.calls import start
 from baremobile.errors import InvalidArgument
-from baremobile.tools.dispatch import TEXT_PAYLOADS, answerable, call, redacted, to_text
+from baremobile.tools import render, resources
+from baremobile.tools.dispatch import answerable, call
 from baremobile.tools.mcp_stdin import REFUSED, ClientLines, claimed_stdin
+from baremobile.tools.redact import redacted
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
 
 __all__ = ["BearerAuth", "build_server", "device_resources", "mcp_result", "mcp_tools",
-           "parse_http", "read_device_resource", "run"]
+           "parse_http", "read_device_resource", "resource_templates", "run"]
 
 log = logging.getLogger("baremobile.mcp")
 
@@ -79,24 +80,11 @@ INSTRUCTIONS = (
 
 
 def mcp_result(result: dict[str, Any]) -> types.CallToolResult:
-    """A :func:`~baremobile.tools.call` result as an MCP ``CallToolResult``.
-
-    The text block is what an LLM reads (:func:`~baremobile.tools.to_text`); a screenshot
-    adds an image block; ``structuredContent`` repeats the facts — not the text payloads
-    (snapshot, log, file content) or image bytes, which would double the payload. A result
-    the protocol could not carry (:func:`~baremobile.tools.dispatch.answerable`) becomes an
-    ``INTERNAL_ERROR`` result: the server's writer never meets text it cannot encode.
-    """
-    result = answerable(result)
-    content: list[Any] = [types.TextContent(text=to_text(result))]
-    image = result.get("image") if result.get("ok") else None
-    if image:
-        content.append(types.ImageContent(data=image["data"], mime_type=image["mime_type"]))
-    structured = {k: v for k, v in result.items() if k not in ("image", *TEXT_PAYLOADS)}
-    if image:
-        structured["image"] = {k: v for k, v in image.items() if k != "data"}
-    return types.CallToolResult(content=content, structured_content=structured,
-                                is_error=not result.get("ok"))
+    """A :func:`~baremobile.tools.call` result as an MCP ``CallToolResult``
+    (:func:`baremobile.tools.render.call_result`, the same at every door). A result the
+    protocol could not carry (:func:`~baremobile.tools.dispatch.answerable`) becomes an
+    ``INTERNAL_ERROR`` result: the server's writer never meets text it cannot encode."""
+    return types.CallToolResult.model_validate(render.call_result(answerable(result)))
 
 
 def refused_call(arguments: Any) -> dict[str, Any]:
@@ -113,24 +101,12 @@ def refused_call(arguments: Any) -> dict[str, Any]:
 
 def mcp_tools(groups: Any = (), prefix: str = "") -> tuple[list[str], list[types.Tool]]:
     """(the group names, the MCP tool definitions) of core + ``configure`` + ``groups``,
-    names prefixed — shared by this server and ``baremobile mcp --daemon``."""
+    names prefixed — the one renderer's menu (:func:`baremobile.tools.render.menu`), the
+    same this server, ``baremobile mcp --daemon`` and the daemon list."""
     check_prefix(prefix)
     group_names = ["session", *_group_list(groups)]
-    enabled = select(group_names)
-    return group_names, [
-        types.Tool(
-            name=prefix + t.name,
-            description=t.full_description(),
-            input_schema=t.parameters(),
-            annotations=types.ToolAnnotations(
-                title=t.name.replace("_", " "),
-                read_only_hint=t.read_only,
-                destructive_hint=t.destructive if not t.read_only else None,
-                open_world_hint=t.open_world,
-            ),
-        )
-        for t in enabled
-    ]
+    return group_names, [types.Tool.model_validate(t)
+                         for t in render.menu(select(group_names), prefix)]
 
 
 def build_server(session: Session, *, groups: Any = (), prefix: str = "",
@@ -167,6 +143,9 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=device_resources(session))
 
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resource_templates())
+
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
                             ) -> types.ReadResourceResult:
         return await start(
@@ -182,59 +161,49 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
 
 
-#: ``baremobile://device/<serial, percent-encoded>/snapshot`` or ``…/screenshot``
-RESOURCE = re.compile(r"^baremobile://device/([^/]+)/(snapshot|screenshot)$")
-
-
 def device_resources(session: Session) -> list[types.Resource]:
-    """Two resources per connected device: its screen as a snapshot (text) and as a
-    screenshot (PNG), read fresh on every ``resources/read``."""
-    out = []
-    serials = sorted({p.serial for p in session.pages().values()})
-    for serial in serials:
-        base = f"baremobile://device/{urllib.parse.quote(serial, safe='')}"
-        out.append(types.Resource(
-            name=f"{serial} snapshot", title=f"Screen of {serial} (snapshot)",
-            uri=f"{base}/snapshot", mime_type="text/plain",
-            description="the screen as text, one element per line, refs as [ref=N]"))
-        out.append(types.Resource(
-            name=f"{serial} screenshot", title=f"Screen of {serial} (screenshot)",
-            uri=f"{base}/screenshot", mime_type="image/png",
-            description="a PNG of the screen"))
-    return out
+    """The resources every door serves (:mod:`baremobile.tools.resources`): the devices,
+    and each connected device's snapshot, screenshot and info, read fresh on every
+    ``resources/read``."""
+    serials = {p.serial for p in session.pages().values()}
+    return [types.Resource.model_validate(r) for r in resources.listed(
+        serials, "the devices within reach and this session's (the devices tool)")]
+
+
+def resource_templates() -> list[types.ResourceTemplate]:
+    """How to name any device's resources."""
+    return [types.ResourceTemplate.model_validate(t) for t in resources.templates()]
 
 
 def read_device_resource(session: Session, uri: str, groups: Any, prefix: str
                          ) -> types.ReadResourceResult:
-    """Read one of :func:`device_resources` (through the tools, so the device lock and
-    errors behave as for a tool call)."""
+    """Read one resource through the tools: the device lock, the errors and the session's
+    limits (the one gate, :meth:`Session.check_allowed`) are a tool call's."""
     from mcp.shared.exceptions import MCPError
 
-    m = RESOURCE.match(uri)
-    if m is None:
-        raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri!r}: baremobile serves "
-                       "baremobile://device/<serial>/snapshot and …/screenshot")
-    serial, what = urllib.parse.unquote(m.group(1)), m.group(2)
-    if serial not in {p.serial for p in session.pages().values()}:
-        raise MCPError(types.INVALID_PARAMS, f"{serial!r} is not a connected device "
-                       "(list the resources again)")
-    args = {"device": serial, **({"format": "png"} if what == "screenshot" else {})}
-    result = call(session, prefix + what, args, groups=groups, prefix=prefix)
-    if not result["ok"]:
-        err = result["error"]
-        raise MCPError(types.INTERNAL_ERROR, f"{err['code']}: {err['message']}",
-                       data=err)
-    if what == "snapshot":
-        contents: list[Any] = [types.TextResourceContents(uri=uri, mime_type="text/plain",
-                                                          text=result["snapshot"])]
-    else:
-        contents = [types.BlobResourceContents(uri=uri, mime_type="image/png",
-                                               blob=result["image"]["data"])]
-    return types.ReadResourceResult(contents=contents)
+    def run(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        return call(session, prefix + tool, args, groups="all", prefix=prefix)
+
+    def devices() -> Any:
+        found = call(session, prefix + "devices", {}, prefix=prefix)
+        return {k: v for k, v in found.items() if k not in ("ok", "tool")}
+
+    try:
+        contents = resources.read(uri, run, devices)
+    except InvalidArgument as exc:  # no such resource
+        raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}",
+                       data={"code": exc.code, "hint": exc.hint}) from None
+    except resources.ToolError as exc:
+        code = types.INVALID_PARAMS if exc.error.get("category") == "INVALID_ARGUMENT" else \
+            types.INTERNAL_ERROR
+        raise MCPError(code, f"{exc.error.get('code')}: {exc.error.get('message')}",
+                       data=exc.error) from None
+    return types.ReadResourceResult.model_validate({"contents": contents})
 
 
 def _group_list(groups: Any) -> list[str]:

@@ -18,18 +18,17 @@ Styles:
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
 from baremobile.errors import InvalidArgument
+from baremobile.tools import render
 from baremobile.tools import spec as _spec
+from baremobile.tools.render import DRAFT_2020_12, STYLES
 
 __all__ = ["STYLES", "DRAFT_2020_12", "schemas"]
 
-STYLES = ("openai", "openai-responses", "anthropic", "json")
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-_PREFIX = re.compile(r"^[A-Za-z0-9_]{0,40}$")
+_PREFIX = re.compile(r"^[A-Za-z0-9_]{0,40}\Z")
 
 
 def check_prefix(prefix: str) -> str:
@@ -47,30 +46,17 @@ def schemas(
     prefix: str = "",
     device: bool = True,
 ) -> list[dict[str, Any]]:
-    """Tool definitions for ``style`` (see the module docstring).
+    """Tool definitions for ``style`` (see the module docstring), written by the one
+    renderer (:func:`baremobile.tools.render.function_schemas`: the same names, words and
+    parameters as every other door).
 
     ``groups`` adds optional groups to ``core`` (``["apps", "vision"]``, ``"all"``);
-    ``prefix`` goes before every name; ``device=False`` leaves out the ``device``
-    parameter (one Page, one device). Every call returns fresh dicts you may change.
+    ``prefix`` goes before every name; ``device=False`` leaves the ``device`` parameter
+    out of the shown schemas (one Page, one device; it is accepted either way). Every call
+    returns fresh dicts you may change.
     """
     if style not in STYLES:
         raise InvalidArgument(f"unknown schema style {style!r}",
                               hint=f"styles are: {', '.join(STYLES)}")
     check_prefix(prefix)
-    out = []
-    for tool in _spec.select(groups):
-        name = prefix + tool.name
-        desc = tool.full_description()
-        params = copy.deepcopy(tool.parameters(device=device))
-        if style == "openai":
-            out.append({"type": "function",
-                        "function": {"name": name, "description": desc, "parameters": params}})
-        elif style == "openai-responses":
-            out.append({"type": "function", "name": name, "description": desc,
-                        "parameters": params})
-        elif style == "anthropic":
-            out.append({"name": name, "description": desc, "input_schema": params})
-        else:
-            out.append({"name": name, "description": desc,
-                        "parameters": {"$schema": DRAFT_2020_12, **params}})
-    return out
+    return render.function_schemas(_spec.select(groups), style, prefix=prefix, device=device)

@@ -26,6 +26,7 @@ expected (``"3"`` for ``ref``) and a whole-number float (``3.0``) become the int
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -43,13 +44,34 @@ KEYWORDS = frozenset({
     "minLength", "maxLength", "pattern", "anyOf", "items", "minItems", "maxItems",
 })
 #: keywords that say something to the reader and nothing to the validator
-ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
+ANNOTATIONS = frozenset({"description", "title", "default", "examples", "x-shown", "x-hidden"})
 #: how deep tool arguments may nest (the deepest schema, ``execute``'s steps, needs 5)
 MAX_ARGUMENT_DEPTH = 32
 
 _INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*$")
 #: no parameter takes an integer this large (refs, pixels, counts, milliseconds)
 _INT_LIMIT = 2 ** 63
+
+
+@functools.lru_cache(maxsize=64)
+def _ecma(pattern: str) -> re.Pattern[str]:
+    """``pattern`` as JSON Schema means it (ECMA-262): an ``$`` outside a character class
+    is the end of the text — Python's ``$`` would also match before a final newline, so
+    ``"tag\\n"`` would pass ``^[a-z]+$``; it becomes ``\\Z``."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[":
+            in_class = True
+        elif c == "]":
+            in_class = False
+        out.append("\\Z" if c == "$" and not in_class else c)
+        i += 1
+    return re.compile("".join(out))
 
 
 def _type_name(value: Any) -> str:
@@ -127,7 +149,7 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     if isinstance(value, str):
         lo, hi = schema.get("minLength"), schema.get("maxLength")
         pattern = schema.get("pattern")
-        if pattern is not None and not re.search(pattern, value):
+        if pattern is not None and not _ecma(pattern).search(value):
             raise InvalidArgument(f"{where} {_short(value)} has the wrong form",
                                   hint=_hint(where, schema))
         if lo is not None and len(value) < lo:

@@ -27,6 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from baremobile.android.shell_command import parse_exception
 from baremobile.errors import CommandFailed, InvalidArgument, ProtocolError, ServiceRefused
 from baremobile.safetext import decode
 from baremobile.transport import progress
@@ -83,7 +84,9 @@ class ShellResult:
         """Return self, or raise :class:`CommandFailed` with the device's own words."""
         if self.exit_code != 0:
             said = decode(self.stderr or self.stdout).strip()
-            first = said.splitlines()[0] if said else "no output"
+            thrown = parse_exception(said)  # what went wrong, not "Exception occurred while…"
+            first = str(thrown) if thrown is not None else (said.splitlines()[0] if said
+                                                            else "no output")
             raise CommandFailed(
                 f"`{self.command}` failed on the device (exit {self.exit_code}): {first}",
                 command=self.command,

@@ -40,7 +40,10 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._event = threading.Event()
+        self._cancelled = False
+        #: made when a wait needs one (most calls never wait on their token: every verb has
+        #: a token, and an Event costs more than the rest of it)
+        self._event: threading.Event | None = None
         self._aborters: dict[int, Callable[[str], None]] = {}
         self._keys = itertools.count()
         self._settled = False
@@ -50,17 +53,27 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         """True once :meth:`cancel` took effect."""
-        return self._event.is_set()
+        return self._cancelled
+
+    def _waitable(self) -> threading.Event:
+        with self._lock:
+            if self._event is None:
+                self._event = threading.Event()
+                if self._cancelled:
+                    self._event.set()
+            return self._event
 
     def cancel(self, reason: str = "cancelled") -> bool:
         """Cancel the call: abort the I/O it has in flight; everything it does next raises
         :class:`~baremobile.errors.Cancelled`. False when it was already cancelled or had
         already settled (finished and kept its result)."""
         with self._lock:
-            if self._event.is_set() or self._settled:
+            if self._cancelled or self._settled:
                 return False
             self.reason = reason or "cancelled"
-            self._event.set()
+            self._cancelled = True
+            if self._event is not None:
+                self._event.set()
             aborters = list(self._aborters.values())
         for abort in aborters:
             with contextlib.suppress(Exception):  # an aborter must never stop the others
@@ -69,18 +82,18 @@ class CancelToken:
 
     def check(self, what: str = "the call") -> None:
         """Raise :class:`~baremobile.errors.Cancelled` if the token is cancelled."""
-        if self._event.is_set():
+        if self._cancelled:
             raise Cancelled(f"{what} was cancelled ({self.reason})")
 
     def sleep(self, seconds: float, what: str = "the call") -> None:
         """Wait ``seconds``, or raise :class:`~baremobile.errors.Cancelled` as soon as the
         token is cancelled."""
-        if self._event.wait(max(0.0, seconds)):
+        if self._waitable().wait(max(0.0, seconds)):
             self.check(what)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until cancelled (True) or ``timeout`` passes (False)."""
-        return self._event.wait(timeout)
+        return self._waitable().wait(timeout)
 
     @contextlib.contextmanager
     def abortable(self, abort: Callable[[str], None], what: str = "the call") -> Iterator[None]:

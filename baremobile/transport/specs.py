@@ -19,6 +19,11 @@ table):
 ``"adb:SERIAL@HOST:PORT"``     through the adb server at HOST:PORT
 any other word                 a serial, through the adb server
 =============================  ==========================================================
+
+A word that is no serial but a near miss of a keyword (``virtaul``, ``USB``, ``vritual:new``,
+``abd:emulator-5554``) is refused with "did you mean 'virtual'?" (:mod:`baremobile.suggest`)
+rather than sent to an adb server that knows no such device; a device whose serial really is
+such a word is reached as ``adb:SERIAL``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 from baremobile.errors import InvalidArgument
+from baremobile.suggest import closest
 
 __all__ = ["NEW_VIRTUAL", "DeviceSpec", "parse_host_port", "parse_spec", "server_spec"]
 
@@ -99,4 +105,28 @@ def parse_spec(spec: str | None) -> DeviceSpec:
     hp = parse_host_port(text)
     if hp is not None:
         return DeviceSpec("tcp", text, host=hp[0], port=hp[1])
+    _refuse_near_miss(text)
     return DeviceSpec("adb", text, serial=text)
+
+
+#: the words a spec may be, and the words before a ``:``
+_WORDS = ("auto", "virtual", "usb", NEW_VIRTUAL)
+_PREFIXES = ("virtual", "usb", "adb")
+
+
+def _refuse_near_miss(text: str) -> None:
+    """Refuse a spec that is a keyword mistyped (letters only: serials that adb prints hold
+    digits — ``emulator-5554``, ``R58M1234ABC``, ``6563c026`` — so a word of letters alone
+    close to a keyword is a typo, not a device)."""
+    head, colon, rest = text.partition(":")
+    if colon:
+        found = closest(head, _PREFIXES) if head.isalpha() else None
+        meant = f"{found}:{rest}" if found is not None else None
+    else:
+        meant = closest(text, _WORDS) if text.replace("-", "").isalpha() else None
+    if meant is not None:
+        raise InvalidArgument(
+            f"{text!r} is not a device spec; did you mean {meant!r}?",
+            hint=f"a device whose serial really is {text!r} is reached as 'adb:{text}'; the "
+                 "specs are auto, virtual, virtual:new, virtual:FILE.yaml, usb[:SERIAL], "
+                 "HOST:PORT, adb:SERIAL[@HOST:PORT]")

@@ -144,42 +144,50 @@ class WireWatcher:
         self.opening: dict[int, str] = {}
 
     def feed(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
+        pos, size = 0, len(data)
+        while pos < size:
             if self._skip:
-                n = min(self._skip, len(view))
+                n = min(self._skip, size - pos)
                 if self._capture is not None:
-                    self._capture += view[:n]
+                    self._capture += data[pos:pos + n]
                 self._skip -= n
-                view = view[n:]
+                pos += n
                 if not self._skip and self._capture is not None:
                     self.banner = decode(bytes(self._capture).rstrip(b"\0"))
                     self._capture = None
                 continue
-            need = HEADER.size - len(self._header)
-            self._header += view[:need]
-            view = view[need:]
-            if len(self._header) < HEADER.size:
-                return
-            cmd, a0, a1, length, _check, magic = HEADER.unpack(self._header)
-            self._header.clear()
-            if magic != cmd ^ 0xFFFFFFFF or cmd not in _KNOWN:
-                raise ProtocolError(
-                    f"the device sent a corrupt ADB message header (command {cmd:#010x}, "
-                    f"magic {magic:#010x})"
-                )
-            if cmd == _A_STLS:
-                self.tls_requested = True
-            elif cmd == _A_OKAY:
-                self.opening.pop(a1, None)
-            elif cmd == _A_CLSE and a0 == 0 and a1 in self.opening:
-                # adb-shell would wait for an OKAY that never comes (until its timeout)
-                service = self.opening.pop(a1)
-                raise ServiceRefused(f"the device refused to open the service '{service}'")
-            self._skip = length
-            self._capture = bytearray() if cmd == _A_CNXN and length else None
-            if cmd == _A_CNXN and not length:
-                self.banner = ""
+            if not self._header and size - pos >= HEADER.size:  # a whole header here
+                fields = HEADER.unpack_from(data, pos)
+                pos += HEADER.size
+            else:
+                need = HEADER.size - len(self._header)
+                self._header += data[pos:pos + need]
+                pos += min(need, size - pos)
+                if len(self._header) < HEADER.size:
+                    return
+                fields = HEADER.unpack(self._header)
+                self._header.clear()
+            self._check(*fields)
+
+    def _check(self, cmd: int, a0: int, a1: int, length: int, _check: int, magic: int) -> None:
+        """One header: valid, or :class:`ProtocolError`; what it says is noted."""
+        if magic != cmd ^ 0xFFFFFFFF or cmd not in _KNOWN:
+            raise ProtocolError(
+                f"the device sent a corrupt ADB message header (command {cmd:#010x}, "
+                f"magic {magic:#010x})"
+            )
+        if cmd == _A_STLS:
+            self.tls_requested = True
+        elif cmd == _A_OKAY:
+            self.opening.pop(a1, None)
+        elif cmd == _A_CLSE and a0 == 0 and a1 in self.opening:
+            # adb-shell would wait for an OKAY that never comes (until its timeout)
+            service = self.opening.pop(a1)
+            raise ServiceRefused(f"the device refused to open the service '{service}'")
+        self._skip = length
+        self._capture = bytearray() if cmd == _A_CNXN and length else None
+        if cmd == _A_CNXN and not length:
+            self.banner = ""
 
 
 class Interruptible:
@@ -233,10 +241,13 @@ class FastTcpTransport(Interruptible, TcpTransport):
         self.coalesce = coalesce
         self._pending_header = b""
         self._open_id: int | None = None
-        self._rbuf = bytearray()
+        self._rbuf: bytes | memoryview = b""  # received, not yet taken (a view of _scratch)
         self._rpos = 0
+        #: what each read lands in (a fresh 256 KiB buffer per read cost more than the read)
+        self._scratch = bytearray(256 * 1024)
         self.sniffer = WireWatcher()
         self.writes = 0  # number of socket writes (tests check the coalescing)
+        self._pollers: tuple[Any, Any] | None = None
 
     def _wake(self) -> None:
         conn = self._connection
@@ -249,7 +260,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
         self.sniffer = WireWatcher()
         self._pending_header = b""
         self._open_id = None
-        self._rbuf.clear()
+        self._rbuf = b""
         self._rpos = 0
         self._check_abort()
         try:
@@ -264,6 +275,12 @@ class FastTcpTransport(Interruptible, TcpTransport):
             ) from None
         if self.nodelay:
             self._connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._pollers = None
+        if _POLL is not None:  # one for reading, one for writing, made once per connection
+            reader, writer = _POLL(), _POLL()
+            reader.register(self._connection, select.POLLIN)
+            writer.register(self._connection, select.POLLOUT)
+            self._pollers = (reader, writer)
         if self._aborted is not None:  # aborted while connecting: nothing woke us
             self._wake()
             self._check_abort()
@@ -305,8 +322,21 @@ class FastTcpTransport(Interruptible, TcpTransport):
         conn = self._connection
         if conn is None:
             raise DeviceDisconnected("the connection to the device is closed")
+        scratch = self._scratch
+        if len(scratch) < numbytes:
+            scratch = self._scratch = bytearray(numbytes)
+        # the socket never blocks: what has arrived is taken at once, and only when nothing
+        # has does the read wait (in poll(), which an abort's shutdown wakes)
         while True:
-            readable = wait_ready(conn, timeout=self._budget(transport_timeout_s))
+            try:
+                got = conn.recv_into(scratch)
+            except (BlockingIOError, InterruptedError):
+                got = -1
+            except OSError as exc:
+                raise self._lost(exc) from None
+            if got >= 0:
+                break
+            readable = self._ready(conn, False, self._budget(transport_timeout_s))
             self._check_abort()
             if not readable:
                 if self.deadline is not None and time.monotonic() >= self.deadline:
@@ -314,20 +344,15 @@ class FastTcpTransport(Interruptible, TcpTransport):
                 raise adb_exc.TcpTimeoutException(
                     f"reading from {self._host}:{self._port} timed out ({transport_timeout_s} s)"
                 )
-            try:
-                data = conn.recv(max(numbytes, 256 * 1024))
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError as exc:
-                raise self._lost(exc) from None
-            break
-        if not data:
+        self._check_abort()
+        data = memoryview(scratch)[:got]
+        if not got:
             self._check_abort()
             raise DeviceDisconnected(f"{self._host}:{self._port} closed the connection")
         self.sniffer.feed(data)
-        if len(data) <= numbytes:
-            return data
-        self._rbuf[:] = data
+        if got <= numbytes:
+            return bytes(data)
+        self._rbuf = data  # served from the buffer until taken whole (no read meanwhile)
         self._rpos = 0
         return self._take(numbytes)
 
@@ -336,7 +361,7 @@ class FastTcpTransport(Interruptible, TcpTransport):
         out = bytes(self._rbuf[self._rpos : end])
         self._rpos = end
         if end == len(self._rbuf):
-            self._rbuf.clear()
+            self._rbuf = b""
             self._rpos = 0
         return out
 
@@ -376,20 +401,30 @@ class FastTcpTransport(Interruptible, TcpTransport):
         view = memoryview(wire)
         end = None if timeout is None else time.monotonic() + timeout
         while view:
+            self._check_abort()
+            try:  # the socket never blocks: a full send buffer is waited for in poll()
+                sent = conn.send(view)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            except OSError as exc:
+                raise self._lost(exc) from None
+            view = view[sent:]
+            if not view:
+                break
             left = None if end is None else max(0.0, end - time.monotonic())
-            writable = wait_ready(conn, write=True, timeout=self._budget(left))
+            writable = self._ready(conn, True, self._budget(left))
             self._check_abort()
             if not writable:
                 raise adb_exc.TcpTimeoutException(
                     f"sending to {self._host}:{self._port} timed out ({timeout} s)"
                 )
-            try:
-                sent = conn.send(view)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError as exc:
-                raise self._lost(exc) from None
-            view = view[sent:]
+
+    def _ready(self, conn: socket.socket, write: bool, timeout: float | None) -> bool:
+        """Whether ``conn`` became readable (writable) within ``timeout`` (None: no bound)."""
+        if self._pollers is None:  # pragma: no cover - Windows
+            return wait_ready(conn, write=write, timeout=timeout)
+        ms = None if timeout is None else max(0, math.ceil(timeout * 1000))
+        return bool(self._pollers[write].poll(ms))
 
     def _lost(self, exc: OSError) -> BaseException:
         """The error for a failed send/recv: Cancelled if we shut it down, else a drop."""

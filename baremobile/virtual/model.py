@@ -409,9 +409,10 @@ class PhoneModel:
             return self.running[package]
 
     def force_stop(self, package: str) -> None:
-        """``am force-stop``: the package has no process any more."""
+        """``am force-stop``: no process of the package, no activity (its tasks close)."""
         with self.lock:
             self.running.pop(package, None)
+        self.screens.force_stop(package)
 
     def display_size(self) -> tuple[int, int]:
         """The physical display size in pixels (natural orientation, as ``wm size``)."""

@@ -122,13 +122,7 @@ def _am_force_stop(p: Proc, args: list[str]) -> Gen:
     if not names:
         yield _am_exception("force-stop", "Argument expected after \"force-stop\"")
         return 255
-    pkg = names[0]
-    p.model.force_stop(pkg)
-    try:
-        if p.model.screens.current()[0] == pkg:
-            p.model.screens.key(3)
-    except Exception:  # noqa: BLE001 - a screen model without a current app
-        pass
+    p.model.force_stop(names[0])  # its process and its activities (the launcher shows)
     return 0
 
 
@@ -325,6 +319,9 @@ def cmd(p: Proc) -> Gen:
     if target is not None:
         sub = p.with_argv([target, *rest])
         return (yield from COMMANDS[target](sub))
+    if service == "statusbar" and rest:  # StatusBarShellCommand: the shade opens or closes
+        p.model.screens.statusbar(rest[0])
+        return 0
     if service in ("statusbar", "uimode", "power", "wifi", "connectivity", "notification",
                    "overlay", "media_session", "audio", "role", "jobscheduler"):
         return 0

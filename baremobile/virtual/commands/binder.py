@@ -21,8 +21,18 @@ def binder_tail(service_class: str, service_file: str, line: int, stub: str,
     ]
 
 
-def java_exception(cmd: str | None, exception: str, frames: list[str]) -> str:
-    """What ``BasicShellCommandHandler`` prints when a shell command throws."""
-    lines = ["", f"Exception occurred while executing '{cmd}':", exception]
-    lines += [f"\tat {f}" for f in frames]
+def java_exception(cmd: str | None, exception: str, frames: list[str], api: int = 35) -> str:
+    """What a binder shell command prints when it throws, in the words of the release at
+    ``api``: ``BasicShellCommandHandler.exec`` (Android 11+) prints a blank line, ``Exception
+    occurred while executing 'CMD':`` and the trace; ``ShellCommand.exec`` before it says
+    ``Exception occurred while executing:`` (Android 8–10) or ``… while dumping:`` (7), and
+    for a ``SecurityException`` ``Security exception: MESSAGE``, a blank line, the trace."""
+    trace = [exception] + [f"\tat {f}" for f in frames]
+    if api >= 30:
+        lines = ["", f"Exception occurred while executing '{cmd}':", *trace]
+    elif exception.startswith("java.lang.SecurityException"):
+        lines = ["Security exception: " + exception.partition(": ")[2], "", *trace]
+    else:
+        verb = "executing" if api >= 26 else "dumping"
+        lines = ["", f"Exception occurred while {verb}:", *trace]
     return "\n".join(lines) + "\n"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Generator
 from typing import Any
 
+from baremobile.virtual.apk import read_apk
 from baremobile.virtual.commands.binder import binder_tail, java_exception
 from baremobile.virtual.commands.intents import (
     IntentError,
@@ -168,6 +170,41 @@ def _pmquery(p: Proc, args: list[str]) -> Gen:
     return 0
 
 
+def _pm_grant(p: Proc, sub: str, rest: list[str], args: list[str]) -> Gen:
+    """``pm grant|revoke PACKAGE PERMISSION``. Android 7+ runs it in the system server
+    (``PackageManagerShellCommand.runGrantRevokePermission``): an unknown package throws
+    ``IllegalArgumentException("Unknown package: …")``, printed as the release prints a
+    shell command's exception (:func:`~.binder.java_exception`). Android ≤ 6 runs
+    ``Pm.java``, which catches it: ``Bad argument: java.lang.IllegalArgumentException: …``
+    and the usage, exit status 1."""
+    old = p.api_level < 24
+    if len(rest) < 2:
+        if old:
+            yield err(f"Error: no {'package' if not rest else 'permission'} specified\n"
+                      + _PM_USAGE)
+            return 1
+        yield err(java_exception(sub, "java.lang.IllegalArgumentException: Argument "
+                                 f"expected after \"{args[-1]}\"", _PM_TAIL, p.api_level))
+        return 255
+    if find_package(p.model, rest[0]) is None:
+        thrown = f"java.lang.IllegalArgumentException: Unknown package: {rest[0]}"
+        if old:
+            yield err(f"Bad argument: {thrown}\n" + _PM_USAGE)
+            return 1
+        yield err(java_exception(sub, thrown, _PM_TAIL, p.api_level))
+        return 255
+    perms = p.model.granted.setdefault(rest[0], set())
+    (perms.add if sub == "grant" else perms.discard)(rest[1])
+    return 0
+
+
+#: ``Pm.showUsage``'s first lines (Android ≤ 6), what follows its usage errors
+_PM_USAGE = ("usage: pm list packages [-f] [-d] [-e] [-s] [-3] [-i] [-u] [--user USER_ID] "
+             "[FILTER]\n       pm path PACKAGE\n       pm install [-lrtsfd] [-i PACKAGE] "
+             "[--user USER_ID] [PATH]\n       pm uninstall [-k] [--user USER_ID] PACKAGE\n"
+             "       pm grant [--user USER_ID] PACKAGE PERMISSION\n"
+             "       pm revoke [--user USER_ID] PACKAGE PERMISSION\n")
+
 _PM_TAIL = binder_tail("com.android.server.pm.PackageManagerService$IPackageManagerImpl",
                        "PackageManagerService.java", 6891,
                        "android.content.pm.IPackageManager$Stub", 4341)
@@ -203,24 +240,13 @@ def pm(p: Proc) -> Gen:
         yield out("Failed\n")
         return 255
     if sub in ("grant", "revoke"):
-        if len(rest) < 2:
-            yield err(java_exception(sub, "java.lang.IllegalArgumentException: Argument "
-                                     f"expected after \"{args[-1]}\"", _PM_TAIL))
-            return 255
-        if find_package(p.model, rest[0]) is None:
-            yield err(java_exception(sub, "java.lang.IllegalArgumentException: Unknown "
-                                     f"package: {rest[0]}", _PM_TAIL))
-            return 255
-        perms = p.model.granted.setdefault(rest[0], set())
-        (perms.add if sub == "grant" else perms.discard)(rest[1])
-        return 0
+        return (yield from _pm_grant(p, sub, rest, args))
     if sub == "resolve-activity":
         return (yield from _pmresolve(p, rest))
     if sub == "query-activities":
         return (yield from _pmquery(p, rest))
     if sub in ("install", "install-streaming"):
-        yield out("Success\n")
-        return 0
+        return (yield from _pm_install(p, args[1:]))
     if sub in ("enable", "disable", "disable-user", "hide", "unhide", "trim-caches",
                "set-install-location", "compile", "reset-permissions"):
         if rest and sub in ("enable", "disable", "disable-user"):
@@ -234,6 +260,114 @@ def pm(p: Proc) -> Gen:
     return 255
 
 
+# -- pm install ----------------------------------------------------------------------------
+
+#: ``pm install``'s options that take a value
+_INSTALL_VALUED = {"-i", "--user", "--install-location", "-S", "--originating-uri",
+                   "--referrer", "--abi", "-p", "--pkg", "--install-reason", "--force-uuid",
+                   "--apex", "--staged-ready-timeout", "--dexopt-compiler-filter"}
+
+
+def _pm_install(p: Proc, args: list[str]) -> Gen:
+    """``pm install [-r] [-t] … [-S SIZE] [PATH]``: the file read as the package manager
+    reads it (:func:`~baremobile.virtual.apk.read_apk`); an APK installs — its package
+    joins ``pm list packages``, ``pm path`` finds its ``base.apk``, the launcher shows it —
+    and anything else is refused in the words of the release:
+
+    * Android ≤ 6 (``Pm.runInstall``, ``DefaultContainerService``): ``\tpkg: PATH`` then
+      ``Failure [INSTALL_FAILED_INVALID_APK]`` (a missing file: ``…_INVALID_URI``);
+    * Android 7+ given a path (``PackageManagerShellCommand.setParamsSize`` parses it
+      before the session): ``Error: Failed to parse APK file: PATH`` and the thrown
+      ``IllegalArgumentException`` (Android 11+: ``…: PATH: Failed to parse PATH``, the
+      ``ParseResult``'s message) — a missing file: ``Error: Can't open file: PATH``;
+    * Android 7+ streaming (``-S SIZE``, stdin: what ``adb install`` runs), refused at the
+      session's commit: ``Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse
+      /data/app/vmdlN.tmp/base.apk]``, with ``: Failed to load asset path …`` on Android 11+.
+    """
+    api, old = p.api_level, p.api_level < 24
+    replace, size, path = not old, None, None
+    it = iter(args)
+    for a in it:
+        if a == "-r":
+            replace = True
+        elif a in _INSTALL_VALUED:
+            value = next(it, "")
+            if a == "-S" and value.isdigit():
+                size = int(value)
+        elif not a.startswith("-") and path is None:
+            path = a
+    if old:
+        yield err(f"\tpkg: {path}\n")
+    if path is None and size is None:
+        yield err("Error: no package specified\n" if old else
+                  "Error: must either specify a package size or an APK file\n")
+        return 1
+    if size is not None and path in (None, "-"):
+        data = p.stdin.read(size)
+    else:
+        assert path is not None
+        try:
+            data = p.fs.read(p.path(path))
+        except OSError:
+            if old:
+                yield err("Failure [INSTALL_FAILED_INVALID_URI]\n")
+                return 1
+            yield err(f"Error: Unable to open file: {path}\nConsider using a file under "
+                      f"/data/local/tmp/\nError: Can't open file: {path}\n")
+            yield err(java_exception("install", "java.lang.IllegalArgumentException: Error: "
+                                     f"Can't open file: {path}", _INSTALL_FRAMES, api))
+            return 255
+    info = read_apk(data)
+    if info is None:
+        if old:
+            yield err("Failure [INSTALL_FAILED_INVALID_APK]\n")
+            return 1
+        if size is None:  # parsed before the session, to size it
+            why = f"Failed to parse APK file: {path}" + (f": Failed to parse {path}"
+                                                         if api >= 30 else "")
+            if api < 30:
+                yield err(f"Error: Failed to parse APK file: {path}\n")
+            yield err(java_exception("install", f"java.lang.IllegalArgumentException: Error: "
+                                     f"{why}", _INSTALL_FRAMES, api))
+            return 255
+        base = f"/data/app/vmdl{zlib.crc32(data) & 0x7FFFFFFF}.tmp/base.apk"
+        detail = f"Failed to parse {base}" + (f": Failed to load asset path {base}"
+                                              if api >= 30 else "")
+        yield out(f"Failure [INSTALL_PARSE_FAILED_NOT_APK: {detail}]\n")
+        return 1
+    have = find_package(p.model, info.package)
+    if have is not None and have.system:
+        yield (err if old else out)("Failure [INSTALL_FAILED_UPDATE_INCOMPATIBLE" + (
+            "" if old else f": Existing package {info.package} signatures do not match "
+            "newer version; ignoring!") + "]\n")
+        return 1
+    if have is not None and not replace:
+        yield err("Failure [INSTALL_FAILED_ALREADY_EXISTS]\n")
+        return 1
+    p.model.force_stop(info.package)
+    p.model.screens.install(info.package, info.label, info.launcher, info.version_name,
+                            info.version_code, info.debuggable)
+    installed = find_package(p.model, info.package)
+    assert installed is not None
+    p.model.fs.install(apk_path(installed), data)
+    yield out("Success\n")
+    return 0
+
+
+_INSTALL_FRAMES = [
+    "com.android.server.pm.PackageManagerShellCommand.setParamsSize("
+    "PackageManagerShellCommand.java:616)",
+    "com.android.server.pm.PackageManagerShellCommand.doRunInstall("
+    "PackageManagerShellCommand.java:1548)",
+    "com.android.server.pm.PackageManagerShellCommand.runInstall("
+    "PackageManagerShellCommand.java:1514)",
+    "com.android.server.pm.PackageManagerShellCommand.onCommand("
+    "PackageManagerShellCommand.java:220)",
+    "com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)",
+    "android.os.ShellCommand.exec(ShellCommand.java:38)",
+]
+
+
 # -- run-as --------------------------------------------------------------------------------
 
 #: the C library's ``error()`` prefix: run-as prints every refusal as ``run-as: …``
@@ -244,9 +378,10 @@ _RUN_AS = "run-as: "
 def run_as(p: Proc) -> Gen:
     """``run-as PACKAGE [--user N] [COMMAND [ARGS]]``, as AOSP ``system/core/run-as/run-as.cpp``
     does it: only a debuggable application may be entered (``package not debuggable: …``,
-    ``unknown package: …``, ``package not an application: …``, each exit status 1); the
-    command then runs in the package's data directory (``$HOME``), the shell when none is
-    given (reading its script from stdin)."""
+    ``unknown package: …``, ``package not an application: …``, each exit status 1) — before
+    Android 8 ``run-as.c`` words it ``Package 'X' is unknown`` (exit status 254), ``Package
+    'X' is not debuggable`` …; the command then runs in the package's data directory
+    (``$HOME``), the shell when none is given (reading its script from stdin)."""
     args = p.argv[1:]
     if not args:
         yield err(_RUN_AS + "usage: run-as <package-name> [--user <uid>] <command> [<args>]\n\n")
@@ -263,14 +398,18 @@ def run_as(p: Proc) -> Gen:
             yield err(_RUN_AS + f"negative user id: {user}\n")
             return 1
     pkg = find_package(p.model, name)
-    if pkg is None:
-        yield err(_RUN_AS + f"unknown package: {name}\n")
-        return 1
+    old = p.api_level < 26  # run-as.c's panic() wording, Android ≤ 7.1
+    if pkg is None:  # run-as.c exits with -errno: the lookup set ENOENT
+        yield err(_RUN_AS + (f"Package '{name}' is unknown\n" if old else
+                             f"unknown package: {name}\n"))
+        return 254 if old else 1
     if pkg.system and pkg.name in ("android",):
-        yield err(_RUN_AS + f"package not an application: {name}\n")
+        yield err(_RUN_AS + (f"Package '{name}' is not an application\n" if old else
+                             f"package not an application: {name}\n"))
         return 1
     if not pkg.debuggable:
-        yield err(_RUN_AS + f"package not debuggable: {name}\n")
+        yield err(_RUN_AS + (f"Package '{name}' is not debuggable\n" if old else
+                             f"package not debuggable: {name}\n"))
         return 1
     home = f"/data/user/{user}/{pkg.name}"
     env = {**p.env, "HOME": home, "PATH": "/product/bin:/apex/com.android.runtime/bin:"

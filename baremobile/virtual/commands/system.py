@@ -1,5 +1,5 @@
-"""System state: ``getprop``/``setprop``, ``settings``, ``wm``, ``ime``, ``pidof``, ``ps``
-(``dumpsys`` is in :mod:`.dumpsys`, ``logcat`` in :mod:`.logcat`)."""
+"""System state: ``getprop``/``setprop``, ``settings``, ``wm``, ``ime``, ``pidof``, ``ps``,
+``service`` (``dumpsys`` is in :mod:`.dumpsys`, ``logcat`` in :mod:`.logcat`)."""
 
 from __future__ import annotations
 
@@ -267,3 +267,34 @@ def ps(p: Proc) -> Gen:
                  for u, pid, ppid, vsz, rss, name in procs]
     yield out("".join(r + "\n" for r in rows))
     return 0
+
+
+# -- service (frameworks/native/cmds/service) --------------------------------------------------
+
+#: the services ``service call`` reaches here, and what their transaction codes do
+#: (``IStatusBarService.aidl``: 1 expandNotificationsPanel, 2 collapsePanels, Android 4.2+)
+_STATUSBAR_CALLS = {1: "expand-notifications", 2: "collapse"}
+
+
+@command("service")
+def service(p: Proc) -> Gen:
+    """``service call SERVICE CODE`` (the statusbar's panels), ``service check``; a reply
+    prints as ``service`` prints a ``Parcel``."""
+    args = p.argv[1:]
+    if len(args) >= 2 and args[0] in ("call", "check"):
+        name = args[1]
+        known = name in ("statusbar", "activity", "package", "window", "input", "power")
+        if args[0] == "check":
+            yield out(f"Service {name}: {'found' if known else 'not found'}\n")
+            return 0
+        if not known:
+            yield err(f"service: Service {name} does not exist\n")
+            return 10
+        code = int(args[2]) if len(args) > 2 and args[2].isdigit() else 0
+        if name == "statusbar" and code in _STATUSBAR_CALLS:
+            p.model.screens.statusbar(_STATUSBAR_CALLS[code])
+        yield out("Result: Parcel(00000000    '....')\n")
+        return 0
+    yield err("usage: service [-h|-?]\n       service list\n       service check SERVICE\n"
+              "       service call SERVICE CODE [i32 N | i64 N | f N | d N | s16 STR ] ...\n")
+    return 0 if args and args[0] in ("-h", "-?") else 10

@@ -72,15 +72,20 @@ class KeyInput:
             on = {KEY_POWER: not self.state.screen_on, KEY_SLEEP: False, KEY_WAKEUP: True}[code]
             if on != self.state.screen_on:
                 self.state.screen_on = on
+                self.state.shade = None  # the shade closes with the screen
                 self.state.changed()
             return
         if not self.state.screen_on:
             return
-        if code not in (KEY_BACK, KEY_ESCAPE, KEY_HOME, KEY_APP_SWITCH):
+        nav = code in (KEY_BACK, KEY_ESCAPE, KEY_HOME, KEY_APP_SWITCH)
+        if self.state.shade is not None and not nav:
+            return  # the shade has the focus: other keys reach no app
+        if not nav:
             surface = self._web_focus()
             if surface is not None and self.web.key(surface, code):
                 return
-        elif code == KEY_BACK and self.web is not None and self.web.back():
+        elif code == KEY_BACK and self.state.shade is None and self.web is not None and \
+                self.web.back():
             return
         self.state.changed()
         if code in (KEY_BACK, KEY_ESCAPE):

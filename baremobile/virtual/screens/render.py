@@ -18,6 +18,7 @@ from baremobile.virtual.uixml import Node
 
 from .display import Bounds, Display, area, intersect, is_empty
 from .filters import apply_filters
+from .shade import shade_window
 from .state import SYSTEMUI, ScreenInstance, ScreenState
 from .system_ui import aod_window, ime_window, nav_bar, recents_screen, status_bar
 
@@ -74,7 +75,9 @@ class Renderer:
         out.extend(w for w in content if w is not None)
         if st.ime_shown():
             out.append(tag(ime_window(d), "ime"))
-        if bars and d.nav_buttons:
+        if st.shade is not None:  # the shade covers the app; the navigation bar stays on top
+            out.append(tag(shade_window(d, st.clock, st.shade), "shade"))
+        if (bars or st.shade is not None) and d.nav_buttons:
             out.append(tag(nav_bar(d), "nav"))
         return out
 

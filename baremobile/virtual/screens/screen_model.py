@@ -7,8 +7,9 @@ way::
     screen_model ─► touch ─► gestures
                       │ ─► keys ─► reactions ─► state ─► display, clock
                       │                             ▲
-                      └─► render ─► filters, system_ui
+                      └─► render ─► filters, system_ui, shade
     screen_model ─► paint (the PNG of what render drew)
+    screen_model ─► installs (what pm install adds: a screen, a launcher icon) ─► display
     screen_model ─► web (a real browser behind web screens) ─► web_input, state, display
 
 See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the rooms.
@@ -27,11 +28,13 @@ from baremobile.virtual.uixml import Node, element_id, serialize
 from .clock import Clock, PhoneClock
 from .display import Display
 from .gestures import GestureTracker, recognize
+from .installs import installed_app, with_icon
 from .keys import KeyInput
 from .paint import paint
 from .reactions import Reactions
 from .render import Renderer
 from .replay import Replay
+from .shade import KINDS as SHADE_KINDS
 from .state import AppInfo, ScreenInstance, ScreenState
 from .system_ui import DEFAULT_LAUNCHER, default_launcher
 from .touch import TouchInput
@@ -448,6 +451,47 @@ class ScreenModel:
         """Remove an installed app (``pm uninstall``); False if it was not installed."""
         with self._lock:
             return self._state.uninstall(package)
+
+    def force_stop(self, package: str) -> None:
+        """``am force-stop``: the package's tasks close (its next launch starts afresh)."""
+        with self._lock:
+            if self._replay is None:
+                self._state.force_stop(package)
+
+    def install(self, package: str, label: str, launcher: str | None, version_name: str,
+                version_code: int, debuggable: bool = False) -> None:
+        """A package installed from an APK (``pm install``): an app with a screen of its
+        own and, when it has a launcher activity, an icon in the launcher's app list."""
+        with self._lock:
+            st = self._state
+            app, screen = installed_app(self.display, package, label, launcher,
+                                        version_name, version_code, debuggable)
+            screens = {screen.name: screen}
+            listed = {a.label for a in st.apps.values()
+                      if a.activity and a.start and a.package != st.home_pkg}
+            home = st.apps.get(st.home_pkg)
+            if launcher is not None and home is not None and label not in listed:
+                for name in home.screens:
+                    updated = with_icon(st.screens[name], label, listed)
+                    if updated is not None:
+                        screens[name] = updated
+            st.install(app, screens)
+            for k, inst in enumerate(st.home.stack):  # the launcher shows the new list
+                if inst.sd.name in screens:
+                    st.home.stack[k] = ScreenInstance(screens[inst.sd.name], {})
+            self._renderer.clear()
+
+    def statusbar(self, what: str) -> bool:
+        """``cmd statusbar expand-notifications | expand-settings | collapse`` (``service
+        call statusbar 1`` / ``2``): the shade opens or closes; False for another verb."""
+        with self._lock:
+            if what == "collapse":
+                self._state.set_shade(None)
+                return True
+            if what not in SHADE_KINDS:
+                return False
+            self._state.set_shade(SHADE_KINDS[what])
+            return True
 
     def view(self, uri: str) -> str | None:
         """ACTION_VIEW ``uri``; returns the package that handled it, or None."""

@@ -169,6 +169,8 @@ class ScreenState:
         self.recents: ScreenInstance | None = None  # the overview, built when first drawn
         self.screen_on = True
         self.clipboard = ""
+        #: the shade SystemUI shows over everything: None, "notifications" or "settings"
+        self.shade: str | None = None
         self.version = 0
         start = self.sc.start
         if start is not None:
@@ -206,7 +208,8 @@ class ScreenState:
         return owner.focused_field() if owner is not None else None
 
     def ime_shown(self) -> bool:
-        if not self.sc.keyboard or not self.screen_on or self.mode == "recents":
+        if not self.sc.keyboard or not self.screen_on or self.mode == "recents" or \
+                self.shade is not None:
             return False
         owner = self.focus_owner()
         if owner is None or not owner.ime:
@@ -258,6 +261,9 @@ class ScreenState:
 
     # -- navigation -----------------------------------------------------------------------
     def back(self) -> None:
+        if self.shade is not None:  # BACK closes the shade first
+            self.shade = None
+            return
         if self.mode == "recents":
             self.recents = None
             self.mode = "app" if self.tasks else "home"
@@ -286,6 +292,7 @@ class ScreenState:
 
     def go_home(self) -> None:
         self.recents = None
+        self.shade = None
         self.mode = "home"
         del self.home.stack[1:]
         root = self.home.stack[0]
@@ -294,6 +301,7 @@ class ScreenState:
         root.ime = False
 
     def open_recents(self) -> None:
+        self.shade = None
         if self.mode == "recents":
             if len(self.tasks) >= 2:
                 self.resume(self.tasks[1])
@@ -314,15 +322,40 @@ class ScreenState:
         """The package is gone: its tasks close (the launcher shows if it was in front)."""
         if self.apps.pop(package, None) is None:
             return False
+        self.force_stop(package)
+        return True
+
+    def force_stop(self, package: str) -> None:
+        """``am force-stop``: the package's activities are finished — its tasks go, and
+        the launcher shows if it was in front (``ActivityManagerService.forceStopPackage``);
+        its next launch starts from its launcher activity, as a fresh process does."""
         before = self.front()
         self.tasks = [t for t in self.tasks if t.package != package]
         if before is not None and before.package == package:
             self.go_home()
         self.recents = None
         self.changed()
-        return True
+
+    def install(self, app: AppDef, screens: dict[str, ScreenDef]) -> None:
+        """A package installed (``pm install``): its app and screens join the phone's; an
+        update replaces them and stops the old version, as the package manager does."""
+        if app.package in self.apps:
+            self.force_stop(app.package)
+        self.apps[app.package] = app
+        self.screens.update(screens)
+        self.changed()
+
+    def set_shade(self, kind: str | None) -> None:
+        """Open the shade (``notifications``, ``settings``) or close it (None)."""
+        self.shade = kind if self.screen_on else None
+        if kind is not None:
+            self.recents = None
+            if self.mode == "recents":
+                self.mode = "app" if self.tasks else "home"
+        self.changed()
 
     def resume(self, task: Task) -> None:
+        self.shade = None  # starting an activity collapses the shade
         if task in self.tasks:
             self.tasks.remove(task)
         self.tasks.insert(0, task)
@@ -331,6 +364,7 @@ class ScreenState:
         self.changed()
 
     def open_task(self, package: str, first: ScreenInstance) -> Task:
+        self.shade = None
         first.ime = first.focused_field() is not None and first.sd.keyboard
         task = Task(package, [first])
         self.tasks.insert(0, task)

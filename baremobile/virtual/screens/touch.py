@@ -40,7 +40,7 @@ DOUBLE_TAP_MIN_MS = 40  # ViewConfiguration.DOUBLE_TAP_MIN_TIME
 DOUBLE_TAP_SLOP_DP = 100  # ViewConfiguration.DOUBLE_TAP_SLOP
 
 
-_SYSTEM_WINDOWS = ("status", "nav", "ime", "aod", "recents")
+_SYSTEM_WINDOWS = ("status", "nav", "ime", "aod", "recents", "shade")
 
 
 def drawn_ids(window: Node) -> Iterator[tuple[Node, str]]:
@@ -115,19 +115,23 @@ class TouchInput:
             ) -> tuple[str, Node | None, Node | None, ScreenInstance | None]:
         """Where a touch at (x, y) lands: (window kind, drawn window, the drawn node that
         handles it, the screen instance that owns it). The topmost window under the point
-        takes it (the smallest, as system windows and dialogs float over apps); a dialog
-        makes touches on the app behind it ``outside``."""
+        takes it (the smallest, as system windows and dialogs float over apps; the shade
+        over all but the navigation bar); a dialog makes touches on the app behind it
+        ``outside``."""
         windows = self.renderer.render()
         def frame(w: Node) -> tuple[int, int, int, int]:
             return w.meta.get("frame", w.bounds)
 
         order = sorted(enumerate(windows), key=lambda iw: (area(frame(iw[1])), -iw[0]))
         dialog_up = any(w.meta.get("kind") == "dialog" for w in windows)
+        shade_up = any(w.meta.get("kind") == "shade" for w in windows)
         for _i, w in order:
             f = frame(w)
             if not (f[0] <= x < f[2] and f[1] <= y < f[3]):
                 continue
             kind = w.meta.get("kind", "app")
+            if shade_up and kind not in ("shade", "nav"):
+                continue  # the shade is over every window but the navigation bar
             if dialog_up and kind == "app":
                 return "outside", w, None, None
             found = self._dispatch(w, x, y, long, w.meta.get("inst"))
@@ -200,6 +204,9 @@ class TouchInput:
             return
         if kind in ("status", "ime", "aod"):
             return
+        if kind == "shade":
+            self._shade_tap(src)
+            return
         if kind == "recents" or (inst is not None and inst.kind == "system"):
             self._recents_tap(src)
             return
@@ -227,6 +234,16 @@ class TouchInput:
             if not h.flag("clickable") or src.flag("long-clickable"):
                 return
         self.reactions.click(inst, src)
+
+    def _shade_tap(self, src: Node) -> None:
+        """A tap in the shade: the settings button opens Settings; the empty space below
+        the notifications (the scrim) closes it; tiles show fixed states."""
+        rid = src.rid.rsplit("/", 1)[-1]
+        if rid == "settings_button_container" and "com.android.settings" in self.state.apps:
+            self.state.launch("com.android.settings", None)
+        elif rid in ("scrim_behind", "notification_stack_scroller", "no_notifications"):
+            self.state.set_shade(None)
+        self.state.changed()
 
     def _recents_tap(self, src: Node) -> None:
         if src.meta.get("clear_all"):
@@ -294,9 +311,16 @@ class TouchInput:
             if surface is not None:
                 self.web.swipe(surface, x1, y1, x2, y2, duration_ms)
                 return
-        if w is None or kind in ("outside", "status", "nav", "ime", "aod"):
-            return
         vertical = abs(dy) >= abs(dx)
+        if vertical and kind in ("status", "shade"):  # the shade follows the finger
+            if dy > 0:  # down from the status bar: notifications; again: quick settings
+                self.state.set_shade("settings" if self.state.shade else "notifications")
+            elif kind == "shade":
+                self.state.set_shade("notifications" if self.state.shade == "settings"
+                                     else None)
+            return
+        if w is None or kind in ("outside", "status", "nav", "ime", "aod", "shade"):
+            return
         in_recents = kind == "recents" or (inst is not None and inst.kind == "system")
         if in_recents and vertical and dy < 0 and self._recents_dismiss(w, x1, y1):
             return

@@ -1,5 +1,5 @@
-"""``execute``: several tool calls in one round trip from the agent (clawperator's
-``execute``).
+"""Rows of batches: ``execute`` runs several tool calls in one round trip from the agent
+(clawperator's ``execute``).
 
 The steps run in order on one device while the batch holds that device's lock (other
 callers get ``BUSY`` meanwhile, as for any call). Each step's result is returned. By default
@@ -18,8 +18,10 @@ import time
 from typing import Any
 
 from baremobile.errors import BaremobileError, CommandTimeout, InvalidArgument
+from baremobile.tools.params import p
+from baremobile.tools.row import Args, Ctx, ToolSpec
 
-__all__ = ["execute", "MAX_STEPS"]
+__all__ = ["MAX_STEPS", "ROWS"]
 
 #: the most steps one batch may hold
 MAX_STEPS = 50
@@ -30,12 +32,12 @@ def _stop(exc: BaremobileError, data: dict[str, Any]) -> BaremobileError:
     return exc
 
 
-def execute(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
+def _execute(ctx: Ctx, a: Args) -> dict[str, Any]:
     steps = a["steps"]
     if len(steps) > MAX_STEPS:
         raise InvalidArgument(f"a batch holds at most {MAX_STEPS} steps, not {len(steps)}")
     stop_on_error = a.get("stop_on_error", True)
-    budget = a.get("timeout")
+    budget = ctx.time.wait
     deadline = time.monotonic() + budget if budget is not None else None
     done: list[dict[str, Any]] = []
     failed = 0
@@ -76,3 +78,24 @@ def execute(ctx: Any, a: dict[str, Any]) -> dict[str, Any]:
                 timer.cancel()
     return {"done": f"ran {len(done)} steps" + (f", {failed} failed" if failed else ""),
             **summary(None), "failed": failed}
+
+
+ROWS = (
+    ToolSpec(
+        "execute",
+        "Run tool calls in order on one device in one request: steps [{tool, args}]. The "
+        "first failing step stops the batch unless stop_on_error=false; timeout bounds it all.",
+        {"steps": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS,
+                   "items": {"type": "object",
+                             "properties": {"tool": {"type": "string", "minLength": 1},
+                                            "args": {"type": "object",
+                                                     "description": "as that tool takes "
+                                                                    "them"}},
+                             "required": ["tool"], "additionalProperties": False}},
+         "stop_on_error": {"type": "boolean"},
+         "timeout": p("timeout", "seconds, default no limit")},
+        _execute, required=("steps",), group="batch",
+        returns="each step's result in 'steps', 'completed', 'failed'.",
+        acts_without_verb=True, waits_without_verb="timeout", calls_in="steps",
+    ),
+)

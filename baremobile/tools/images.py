@@ -1,113 +1,74 @@
-"""What tools add around a :class:`~baremobile.page.Page` verb's answer: device paths
-checked and hinted, a file's bytes as text or base64, a device file streamed into the files
-directory, and drawing on screenshots.
+"""Images for models: screenshots encoded the way a vision model reads them best, and the
+drawing the vision tools do on them (a labelled grid, every ref boxed and numbered).
 
-Nothing here acts on the device but through the Page's public verbs. The vision helpers draw
-with Pillow, imported lazily: the ``vision`` tool group needs
-``pip install 'baremobile[vision]'``; ``tap_grid`` needs nothing.
+The drawing helpers use Pillow, imported lazily: the ``vision`` tool group needs
+``pip install 'baremobile[vision]'``; ``screenshot`` without it sends the device's PNG at
+full size, saying so, and ``tap_grid`` needs nothing.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import io
 import re
 import string
-from collections.abc import Iterator
 from typing import Any
 
-from baremobile.device.files import FilePart
 from baremobile.errors import CommandFailed, InvalidArgument, MissingDependency
-from baremobile.tools import hostfiles
+from baremobile.page.screenshot import Image, encode_png, have_pillow
 
 __all__ = [
-    "MissingDependency",
-    "annotate_refs",
-    "draw_grid",
-    "grid_cell_center",
-    "device_path",
-    "file_part_result",
-    "pull_to_host",
+    "DEFAULT_FORMAT", "DEFAULT_MAX_SIDE", "DEFAULT_QUALITY", "IMAGE_PARAMS", "MAX_PIXELS",
+    "annotate_refs", "draw_grid", "encoded", "grid_cell_center", "image_result",
 ]
 
-_DEVICE_PATH = re.compile(r"^/[^\0]*$")
+#: What the screenshot tools send when a call does not say (``benchmarks/screenshot.py``):
+#: a JPEG at quality 80 whose longest side is 1024 px — on a 1080x2400 phone 461x1024, ~49
+#: KB instead of ~420 KB of PNG, 425 image tokens for GPT-4o-class models instead of 1445
+#: (two 512 px tiles), ~630 for Claude instead of ~1480, with 14 sp body text still ~16 px
+#: tall. WebP is ~40% smaller again, but not every client decodes it: ask for it.
+DEFAULT_FORMAT = "jpeg"
+DEFAULT_QUALITY = 80
+DEFAULT_MAX_SIDE = 1024
+
+IMAGE_PARAMS: dict[str, Any] = {
+    "format": {"type": "string", "enum": ["jpeg", "png", "webp"]},
+    "quality": {"type": "integer", "minimum": 1, "maximum": 100},
+    "max_side": {"type": "integer", "minimum": 64, "maximum": 10_000},
+}
 
 
-# -- files ---------------------------------------------------------------------------------
+def encoded(png: bytes, a: dict[str, Any]) -> tuple[Image, str | None]:
+    """``png`` as the call asks, else the default; without Pillow, a call that asked for
+    nothing gets the PNG itself with a note (one that asked for more: MISSING_DEPENDENCY)."""
+    fmt = a.get("format", DEFAULT_FORMAT)
+    if "max_side" not in a and (fmt == "png" or "format" not in a) and not have_pillow():
+        note = ("PNG at full size: JPEG, WebP and scaling need Pillow on the computer "
+                "(pip install 'baremobile[vision]')")
+        return encode_png(png), note
+    quality = a.get("quality", DEFAULT_QUALITY if fmt != "png" else None)
+    side = a.get("max_side", DEFAULT_MAX_SIDE)
+    return encode_png(png, fmt, quality=quality, max_side=side), None
 
 
-def device_path(path: object) -> str:
-    if not isinstance(path, str) or not _DEVICE_PATH.match(path):
-        raise InvalidArgument(f"{path!r} is not an absolute device path",
-                              hint="device paths start with /, e.g. /sdcard/Download")
-    return path
-
-
-@contextlib.contextmanager
-def device_path_hint() -> Iterator[None]:
-    """A device's refusal of a path (sync FAIL: no such file, read-only) says what to do."""
-    try:
-        yield
-    except CommandFailed as exc:
-        if not exc.hint:
-            exc.hint = "check the device path: list its folder ({list_files})"
-        raise
-
-
-def _utf8(data: bytes, cut: bool) -> str | None:
-    """``data`` as UTF-8 (when ``cut``, a character split at the end is dropped); None if
-    it is not UTF-8."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if cut and exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
-            return data[: exc.start].decode("utf-8", "strict")
-        return None
-
-
-def file_part_result(part: FilePart) -> dict[str, Any]:
-    """What ``read_file`` answers for bytes of a device file: text when they are UTF-8 (a
-    character cut at the end is left for the next read), else base64; where to read on."""
-    path, offset, data, size, more = part.path, part.offset, part.data, part.size, part.more
-    text = _utf8(data, more)
-    out: dict[str, Any] = {"path": path, "offset": offset}
-    if text is not None:
-        out["encoding"] = "utf-8"
-        out["text"] = text
-        got = len(text.encode("utf-8"))
-    else:
-        out["encoding"] = "base64"
-        out["base64"] = base64.b64encode(data).decode("ascii")
-        got = len(data)
-    end = offset + got
-    # stat's size, unless the file is a virtual one (/proc) that reports 0 but has content
-    out["size"] = size if size >= end or not got else None
-    if more:
-        out["truncated"] = True
-        out["next_offset"] = end
-        out["note"] = (f"cut: bytes {offset}–{end} of {size if out['size'] else 'more'}"
-                       f" — read on with offset={end}, or pass a larger max_bytes")
-    elif offset and not got and size and offset >= size:
-        out["note"] = f"offset {offset} is past the end of the file ({size} bytes)"
+def image_result(img: Image, what: str, note: str | None = None) -> dict[str, Any]:
+    """``{"done", "image": {mime_type, width, height, data}, "screen", "scale"}``: the
+    image, the screen it shows and how to turn image pixels into screen pixels."""
+    w0, h0 = img.source_size
+    scaled = (img.width, img.height) != (w0, h0)
+    done = f"{what} ({img.width}x{img.height} {img.format.upper()}" + \
+        (f" of the {w0}x{h0} screen)" if scaled else ")")
+    out: dict[str, Any] = {
+        "done": done,
+        "image": {"mime_type": img.mime_type, "width": img.width, "height": img.height,
+                  "data": base64.b64encode(img.data).decode("ascii")},
+        "screen": {"width": w0, "height": h0},
+        "scale": round(w0 / img.width, 4) if img.width else 1.0,
+    }
+    if note:
+        out["note"] = note
     return out
 
-
-def pull_to_host(page: Any, path: str, files_dir: str | None, local_path: str,
-                 *, overwrite: bool) -> tuple[str, int]:
-    """Stream a device file into a file of the files directory (written beside, renamed
-    into place when complete); returns ``(path shown, bytes)``."""
-    device_path(path)
-
-    def fill(f: Any) -> int:
-        with device_path_hint():
-            return int(page.pull_into(path, f))
-
-    shown, count = hostfiles.pull_to_host_file(files_dir, local_path, fill, overwrite=overwrite)
-    return shown, int(count)  # type: ignore[call-overload]
-
-
-# -- vision --------------------------------------------------------------------------------
 
 GRID_COLUMNS = string.ascii_uppercase
 

@@ -1,0 +1,83 @@
+"""Tool arguments as logs and errors may show them: what a verb marks secret (typed text, a
+file's or the clipboard's content — :attr:`~baremobile.page.steps.VerbFacts.secret`, read
+through each row) is shown as its length only, in a call and in every call a batch holds
+(:attr:`~baremobile.tools.row.ToolSpec.calls_in`). Nothing here keeps a list of tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from baremobile.tools.spec import get
+
+__all__ = ["hidden", "redacted", "scrub", "secrets_of"]
+
+#: Secrets shorter than this are not searched for inside other text (they would blank
+#: every "a"); they are still never shown where they were given.
+SCRUB_MIN = 3
+
+
+def hidden(value: Any) -> str:
+    """What a log shows instead of a secret value."""
+    return f"<{len(value)} characters>" if isinstance(value, str) else "<hidden>"
+
+
+def _row(name: Any, prefix: str) -> Any:
+    if not isinstance(name, str):
+        return None
+    bare = name[len(prefix):] if prefix and name.startswith(prefix) else name
+    return get(bare)
+
+
+def redacted(name: Any, arguments: Any, prefix: str = "") -> Any:
+    """``arguments`` of tool ``name`` as a log may show them: each secret argument as its
+    length; a batch's calls each by their own tool's facts; everything else as it is."""
+    row = _row(name, prefix)
+    if row is None or not isinstance(arguments, Mapping):
+        return arguments
+    secret = set(row.secret)
+    out: dict[Any, Any] = {}
+    for key, value in arguments.items():
+        if key in secret:
+            out[key] = hidden(value)
+        elif key == row.calls_in and isinstance(value, list):
+            out[key] = [{**step, "args": redacted(step.get("tool"), step.get("args"), prefix)}
+                        if isinstance(step, Mapping) else step for step in value]
+        else:
+            out[key] = value
+    return out
+
+
+def secrets_of(name: Any, arguments: Any, prefix: str = "") -> Iterator[str]:
+    """The secret text values in a call of ``name`` (a batch's calls' included)."""
+    row = _row(name, prefix)
+    if row is None or not isinstance(arguments, Mapping):
+        return
+    for key in row.secret:
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            yield value
+    steps = arguments.get(row.calls_in) if row.calls_in else None
+    if isinstance(steps, list):
+        for step in steps:
+            if isinstance(step, Mapping):
+                yield from secrets_of(step.get("tool"), step.get("args"), prefix)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """``text`` with every secret of :data:`SCRUB_MIN` characters or more replaced by its
+    length — as given, and as the snapshot grammar and JSON escape it."""
+    import json
+
+    from baremobile.safetext import escape_desc, escape_text
+
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) < SCRUB_MIN:
+            continue
+        forms = {secret, escape_text(secret), escape_desc(secret), repr(secret)[1:-1],
+                 json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            if form and form in text:
+                text = text.replace(form, hidden(secret))
+    return text
