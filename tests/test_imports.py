@@ -107,9 +107,9 @@ LAYERS: list[list[str]] = [
     v("commands.system"),
     v("commands.activity", "commands.files", "commands.input", "commands.package",
       "commands.text", "commands.ui", "commands.evdev", "commands.dumpsys",
-      "commands.logcat", "commands.service"),
+      "commands.logcat"),
     v("commands.toybox", "commands.intents"),
-    v("commands.registry", "commands.binder"),
+    v("commands.registry", "commands.binder", "commands.surfaceflinger"),
     v("shell"),  # the language's front: syntax, lexer, parser, process interface
     v("shell.arith", "shell.patterns", "shell.conditions"),
     v("shell.parser"),

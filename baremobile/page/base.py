@@ -132,13 +132,12 @@ class PageBase:
         self._typed: Typed | None = None
         #: the snapshots before the last one, newest first (what a gone ref was, and where)
         self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
-        #: the screen read again to resolve targets (see :meth:`_screen`)
+        #: the screen as last read — the last snapshot, or read again since to resolve
+        #: targets — with its frame count (see :meth:`_screen`)
         self._now: Reading | None = None
         self._freshness = MODES[0]
         self._frames_ok: bool | None = None  # the device answers a frame count (None: ?)
         self._dump_token: str | None = None  # the frame count read with the latest dump
-        #: the last snapshot and the frame count read with it
-        self._last_token: tuple[Snapshot, str | None] | None = None
         self._snap_tree = 0  # the tracker's tree number of the last snapshot
 
     @property
@@ -340,7 +339,7 @@ class PageBase:
             self._recent.appendleft(self._last)
         self._last = snap
         self._snapshot_actions = actions
-        self._last_token = (snap, self._dump_token)
+        self._now = Reading(snap, actions, self._token, self._dump_token)
         self._snap_tree = self._refs.assigned
         return snap
 
@@ -471,22 +470,14 @@ class PageBase:
         if self.trust_refs:
             return self._last
         now = self._now
-        if now is not None and now.actions != self.actions:
-            now = None  # read before this page acted since
-        if now is not None and (now.verb is self._token or self._freshness == "own"):
-            return now.snap
-        if now is not None:
-            base, token = now.snap, now.token
-        elif self._snapshot_actions == self.actions:  # this page did nothing since
-            if self._freshness == "own":
-                return self._last
-            last = self._last_token
-            base, token = self._last, (last[1] if last and last[0] is self._last else None)
-        else:
+        if now is None or now.actions != self.actions:  # this page acted since it was read
             base, token = self._last, None
+        elif now.verb is self._token or self._freshness == "own":
+            return now.snap  # read in this verb (or trusted until this page acts)
+        else:
+            base, token = now.snap, now.token
         if self._freshness != "frames" or not valid_count(token):
             token = None  # read it again
-        assert base is not None
         try:
             snap = self._dump({}, DUMP_TIMEOUT, self._web, unless=token)
             token = self._dump_token

@@ -13,7 +13,7 @@ Modules: :mod:`.toybox` (option parsing, identity and process basics), :mod:`.fi
 :mod:`.activity` (``am``, ``monkey``, ``cmd``, ``svc``), :mod:`.package` (``pm``),
 :mod:`.intents` (packages and intents), :mod:`.system` (``getprop``,
 ``settings``, ``wm``, ``dumpsys``, ``logcat`` ...), :mod:`.ui` (``uiautomator``,
-``screencap``), :mod:`.service` (``service call SurfaceFlinger 1013``: frames drawn).
+``screencap``), :mod:`.surfaceflinger` (``service call SurfaceFlinger 1013``: frames drawn).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from baremobile.virtual.commands import files as _files  # noqa: F401
 from baremobile.virtual.commands import input as _input  # noqa: F401
 from baremobile.virtual.commands import logcat as _logcat  # noqa: F401
 from baremobile.virtual.commands import package as _package  # noqa: F401
-from baremobile.virtual.commands import service as _service  # noqa: F401
 from baremobile.virtual.commands import system as _system  # noqa: F401
 from baremobile.virtual.commands import text as _text  # noqa: F401
 from baremobile.virtual.commands import toybox as _toybox  # noqa: F401

@@ -5,8 +5,9 @@ whose selector matches the node that took it — the node itself, then what it h
 what holds it — and runs the rule's actions in order: go to or replace a screen, go back,
 open a dialog or a panel, toggle, set or insert text, move focus, send a message into a
 list, remove a node, launch an app or view a URI. A broadcast runs the front screen's
-``broadcast`` rules the same way (:meth:`ScreenModel.broadcast`). Without a rule, taps do what Android widgets do by
-themselves: focus an editable field, toggle a checkable (radio buttons in their group).
+``broadcast`` rules the same way (:meth:`ScreenModel.broadcast`). Without a rule, taps do
+what Android widgets do by themselves: focus an editable field, toggle a checkable (radio
+buttons in their group).
 """
 
 from __future__ import annotations
