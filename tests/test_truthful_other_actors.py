@@ -15,6 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from baremobile import connect
 from baremobile.errors import RefChanged, RefCovered, RefNotFound
@@ -248,3 +251,34 @@ def test_freshness_takes_only_its_modes(settings):
     with pytest.raises(InvalidArgument, match="frames"):
         agent.freshness = "sometimes"
     assert agent.freshness == "frames"
+
+
+# -- the frame count off the front of a dump's output (no I/O) ------------------------------
+
+@hsettings(max_examples=200, deadline=None)
+@given(cuts=st.lists(st.integers(1, 120), max_size=12), same=st.booleans(),
+       junk=st.booleans())
+def test_the_frame_count_is_taken_off_the_dump_however_it_is_chunked(cuts, same, junk):
+    from baremobile.page.freshness import FrameTap, Unchanged, valid_count
+
+    count = "Result: Parcel(0000002a    '*...')"
+    dump = b"UI hierchary dumped to: /x.xml\n<?xml version='1.0'?><hierarchy/>"
+    if same:
+        out = b"--baremobile-unchanged--\n"
+    elif junk:  # a shell that printed something of its own first: passed on whole
+        out = b"WARNING: linker: something\n" + dump
+    else:
+        out = b"--baremobile-frames--\n" + count.encode() + b"\n--baremobile-frames--\n" + dump
+    chunks, at = [], 0
+    for c in cuts:
+        chunks.append(out[at:at + c])
+        at += c
+    chunks.append(out[at:])
+    tap = FrameTap(c for c in chunks if c)
+    if same:
+        with pytest.raises(Unchanged):
+            b"".join(tap)
+        return
+    got = b"".join(tap)
+    assert got == (out if junk else dump)
+    assert tap.token == (None if junk else count) and valid_count(tap.token) is not junk

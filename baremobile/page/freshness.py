@@ -96,7 +96,9 @@ class FrameTap:
     """The output of a dump command made by :func:`with_frames` or :func:`unless_same`:
     iterating yields what ``uiautomator`` and ``cat`` printed (for the pruner), after
     :attr:`token` — the frame count printed before the dump — was taken off the front.
-    Raises :class:`Unchanged` when the device answered that nothing was drawn."""
+    Raises :class:`Unchanged` when the device answered that nothing was drawn. Output that
+    does not begin with either mark (a shell that printed something first) is passed on
+    whole, with no token."""
 
     def __init__(self, chunks: Iterable[bytes]) -> None:
         self._chunks = iter(chunks)
@@ -105,28 +107,26 @@ class FrameTap:
 
     def __iter__(self) -> Iterator[bytes]:
         held = b""
-        for chunk in self._chunks:
+        need = max(len(_MARK), len(_SAME)) + 1
+        for chunk in self._chunks:  # enough to see which mark (if any) begins the output
             held += chunk
-            if held.startswith(_SAME) or (len(held) < len(_SAME) and _SAME.startswith(held)):
-                if len(held) >= len(_SAME):
-                    raise Unchanged
-                continue
-            start = held.find(_MARK + b"\n")
-            end = held.find(b"\n" + _MARK + b"\n", start + 1) if start >= 0 else -1
-            if end >= 0:
-                body = held[start + len(_MARK) + 1:end]
-                self.token = body.decode("ascii", "replace").replace("\r", "").rstrip("\n")
-                held = held[end + len(_MARK) + 2:]
+            if len(held) >= need:
                 break
-            if len(held) > _MAX_PREFIX:
-                raise DumpFailed(
-                    "the device printed more than 64 KiB before the screen's dump",
-                    device_output=held[:300].decode("utf-8", "replace"))
-        else:  # the stream ended inside the frame count: nothing of a dump came
-            if held.startswith(_SAME):
-                raise Unchanged
-            yield held
-            return
+        if held.startswith(_SAME + b"\n") or held.rstrip(b"\r\n") == _SAME:
+            raise Unchanged
+        if held.startswith(_MARK + b"\n"):
+            while (end := held.find(b"\n" + _MARK + b"\n")) < 0:
+                if len(held) > _MAX_PREFIX:
+                    raise DumpFailed(
+                        "the device printed more than 64 KiB before the screen's dump",
+                        device_output=held[:300].decode("utf-8", "replace"))
+                chunk = next(self._chunks, None)
+                if chunk is None:  # the stream ended inside the frame count: no dump came
+                    return
+                held += chunk
+            body = held[len(_MARK) + 1:end]
+            self.token = body.decode("ascii", "replace").replace("\r", "").rstrip("\n")
+            held = held[end + len(_MARK) + 2:]
         if held:
             yield held
         yield from self._chunks
