@@ -113,6 +113,8 @@ class FrameTap:
             if len(held) >= need:
                 break
         if held.startswith(_SAME + b"\n") or held.rstrip(b"\r\n") == _SAME:
+            for _ in self._chunks:  # to its end: a stream closed early costs the connection
+                pass  # on some adbd versions (the next command would reconnect)
             raise Unchanged
         if held.startswith(_MARK + b"\n"):
             while (end := held.find(b"\n" + _MARK + b"\n")) < 0:
