@@ -98,9 +98,31 @@ def test_async_page_refuses_the_issue_sequence(phone, adb_key):
                 await page.type(google, "wifi")
             page.trust_refs = True
             assert page.page.trust_refs is True
+            assert page.freshness == "frames"
+            page.freshness = "strict"
+            assert page.page.freshness == "strict"
 
     asyncio.run(main())
     assert phone.events.list("text") == []
+
+
+def test_tools_catch_a_screen_another_client_changed(phone, adb_key):
+    """Through the tool table (what MCP, the daemon and the adapters run): the model's ref
+    from its last observation, a list another client scrolled since — refused, not tapped
+    where the row was."""
+    with connect(phone.address, keys=[adb_key]) as page, \
+            connect(phone.address, keys=[adb_key]) as other:
+        assert tools.call(page, "launch", {"package": SETTINGS})["ok"]
+        seen = tools.call(page, "snapshot", {})
+        network = int(re.search(r'\[ref=(\d+)\]\n\s+- Text "Network & internet"',
+                                seen["snapshot"]).group(1))
+        other.snapshot()
+        other.scroll({"role": "List"}, "down", amount=0.9)
+        since = phone.events.last_seq
+        r = tools.call(page, "tap", {"ref": network})
+        assert not r["ok"] and r["error"]["code"] == "REF_NOT_FOUND"
+        assert "off screen" in r["error"]["message"]
+        assert phone.events.list("tap", since=since) == []
 
 
 # -- MCP: the server as a subprocess, the SDK's client -------------------------------------------

@@ -152,12 +152,12 @@ def test_a_list_another_client_scrolled_does_not_open_what_scrolled_in(settings,
     internet" was: the agent's ref must not open Wallpaper (refused: off screen)."""
     agent, other = settings
     snap = agent.snapshot()
-    network, lst = ref_of(snap, text="Network & internet"), ref_of(snap, role="List")
+    network = ref_of(snap, text="Network & internet")
     named = element_of(snap, network)
     where = snap.refs[network].center
     other.snapshot()
     for _ in range(2):
-        other.scroll(lst, "down", amount=0.5)
+        other.scroll({"role": "List"}, "down", amount=0.5)
     seen = other.snapshot()
     x1, y1, x2, y2 = seen.refs[ref_of(seen, text="Wallpaper & style")].bounds
     assert x1 <= where[0] < x2 and y1 <= where[1] < y2  # what a tap there would open now
@@ -169,10 +169,10 @@ def test_a_list_another_client_scrolled_does_not_open_what_scrolled_in(settings,
 def test_a_row_another_client_scrolled_a_little_is_tapped_where_it_is_now(settings, phone):
     agent, other = settings
     snap = agent.snapshot()
-    battery, lst = ref_of(snap, text="Battery"), ref_of(snap, role="List")
+    battery = ref_of(snap, text="Battery")
     named, was = element_of(snap, battery), snap.refs[battery].center
     other.snapshot()
-    other.scroll(lst, "down", amount=0.25)
+    other.scroll({"role": "List"}, "down", amount=0.25)
     refusal, sent = _act(lambda: agent.tap(battery), phone, named)
     assert refusal is None and len(sent) == 1 and (sent[0]["x"], sent[0]["y"]) != was
     assert 'Text "Battery"' in agent.snapshot().text  # the Battery page opened
@@ -204,7 +204,7 @@ def test_frames_brings_the_dump_along_when_the_screen_drew(settings, phone):
     snap = agent.snapshot()
     battery = ref_of(snap, text="Battery")
     other.snapshot()
-    other.scroll(ref_of(snap, role="List"), "down", amount=0.2)
+    other.scroll({"role": "List"}, "down", amount=0.2)
     since = phone.events.last_seq
     agent.tap(battery)
     news = phone.events.list(since=since)
@@ -219,7 +219,7 @@ def test_own_acts_on_what_the_snapshot_showed(settings, phone):
     snap = agent.snapshot()
     battery = ref_of(snap, text="Battery")
     other.snapshot()
-    other.scroll(ref_of(snap, role="List"), "down", amount=0.25)
+    other.scroll({"role": "List"}, "down", amount=0.25)
     since = phone.events.last_seq
     agent.tap(battery)
     (tap,) = touches(phone.events.list(since=since))
@@ -234,9 +234,9 @@ def test_a_device_without_a_frame_count_is_checked_as_strict(settings, phone):
     phone.answer(["service", "call", "SurfaceFlinger"],
                  b'Result: Parcel(Error: 0xffffffffffffffff "Operation not permitted")\n')
     snap = agent.snapshot()
-    network, lst = ref_of(snap, text="Network & internet"), ref_of(snap, role="List")
+    network = ref_of(snap, text="Network & internet")
     other.snapshot()
-    other.scroll(lst, "down", amount=0.85)
+    other.scroll({"role": "List"}, "down", amount=0.85)
     since = phone.events.last_seq
     with pytest.raises(RefNotFound, match="off screen"):
         agent.tap(network)
