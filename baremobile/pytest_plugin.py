@@ -27,9 +27,11 @@ When a test using ``page`` fails, its report gets a ``baremobile`` section: the 
 screenshot taken at the failure and the text of the test's last snapshot (one is taken if
 the test took none), both written to ``test-results/<test>/`` (``--baremobile-results
 DIR`` to choose another folder), and the test's **trace** (``trace.zip``: every step it
-took, ``baremobile trace show`` / ``summary``; ``docs/traces.md``). ``--baremobile-trace``
+took, with a screenshot per step, the device log and — for a failed assertion — its
+message and the test's source lines; ``baremobile trace show`` / ``summary``;
+``docs/traces.md``); the section names the trace and the failing step. ``--baremobile-trace``
 says when a trace is kept: ``retain-on-failure`` (the default), ``on`` (every test), ``off``
-(nothing recorded); ``--baremobile-trace-screenshots`` adds a screenshot per step. A
+(nothing recorded); ``--baremobile-trace-screenshots off`` records without screenshots. A
 baremobile error's traceback stops at the test's own line (``--fulltrace`` shows
 baremobile's frames too), and a device that cannot be reached fails the test's setup with
 one message saying so.
@@ -42,18 +44,21 @@ import hashlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from baremobile.safetext import clean
 
+if TYPE_CHECKING:
+    from pluggy import Result
+
 __all__ = ["device_spec", "page", "virtual_phone"]
 
 _PAGE = pytest.StashKey[Any]()
-_FAILED = pytest.StashKey[str]()
+_FAILED = pytest.StashKey[dict[str, Any]]()
 _TRACE_MODES = ("retain-on-failure", "on", "off")
 #: adb adopts listeners on these ports as emulators: a virtual phone never sits there
 _EMULATOR_PORTS = range(5554, 5587)
@@ -88,7 +93,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     choices=_TRACE_MODES, help="keep a trace of each test using 'page': "
                     "retain-on-failure (default), on, off")
     group.addoption("--baremobile-trace-screenshots", dest="baremobile_trace_screenshots",
-                    action="store_true", help="a screenshot per step in the traces")
+                    nargs="?", const="on", default="on", choices=("on", "off"),
+                    help="a screenshot per step in the traces: on (default), off")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -177,7 +183,8 @@ def _start_trace(request: pytest.FixtureRequest, page: Any) -> Path | None:
     folder = Path(tempfile.mkdtemp(prefix="baremobile-trace-"))
     try:
         page.tracing.start(folder / "trace.zip", door="pytest", title=request.node.nodeid,
-                           screenshots=request.config.getoption("baremobile_trace_screenshots"))
+                           screenshots=request.config.getoption(
+                               "baremobile_trace_screenshots") != "off")
     except Exception:  # the device may already be gone: the test runs untraced
         shutil.rmtree(folder, ignore_errors=True)
         return None
@@ -188,12 +195,11 @@ def _end_trace(item: pytest.Item, page: Any, folder: Path, mode: str) -> None:
     """Keep the trace in ``<results>/<test>/trace.zip`` when the test failed (or always
     with ``on``); never raises."""
     failed = item.stash.get(_FAILED, None)
+    keep = failed is not None or mode == "on"
     try:
-        outcome = {"test": item.nodeid, "failed": failed is not None}
-        if failed is not None:
-            outcome["error"] = failed
-        written = page.tracing.stop(outcome=outcome)
-        if written is not None and (failed is not None or mode == "on"):
+        outcome = {"test": item.nodeid, "failed": failed is not None, **(failed or {})}
+        written = page.tracing.stop(outcome=outcome, logcat=keep)
+        if written is not None and keep:
             target = _folder(item)
             target.mkdir(parents=True, exist_ok=True)
             shutil.move(str(written), target / "trace.zip")
@@ -227,7 +233,8 @@ def _short_traceback(call: pytest.CallInfo[None]) -> None:
     with contextlib.suppress(Exception):  # never fail the run here
         import types
 
-        frames, tb = [], excinfo.tb
+        frames: list[types.TracebackType] = []
+        tb: types.TracebackType | None = excinfo.tb
         while tb is not None:
             frames.append(tb)
             tb = tb.tb_next
@@ -238,6 +245,7 @@ def _short_traceback(call: pytest.CallInfo[None]) -> None:
         chain = None
         for t in reversed(kept):
             chain = types.TracebackType(chain, t.tb_frame, t.tb_lasti, t.tb_lineno)
+        assert chain is not None  # kept is not empty
         value = excinfo.value
         call.excinfo = pytest.ExceptionInfo.from_exc_info((type(value), value, chain))
 
@@ -249,20 +257,61 @@ def _is_ours(exc: BaseException) -> bool:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, Result[pytest.TestReport], None]:
     if not (item.config.getoption("fulltrace", False) or item.config.getoption("usepdb", False)):
         _short_traceback(call)
     outcome = yield
     report = outcome.get_result()
     if report.when != "call" or not report.failed:
         return
-    item.stash[_FAILED] = (report.longreprtext.strip().splitlines() or ["failed"])[-1][:500]
+    item.stash[_FAILED] = _failure(item, call, report)
     page = item.stash.get(_PAGE, None)
     if page is not None:  # the page fixture is still open: teardown comes after this
         try:
             _record_failure(item, report, page)
         except Exception as exc:  # noqa: BLE001 - an exception here would end the whole run
             report.sections.append(("baremobile", f"failure not recorded: {_why(exc)}"))
+
+
+def _failure(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+             ) -> dict[str, Any]:
+    """What a trace keeps of a failure: ``error`` (the exception as pytest shows it: an
+    assertion's message), ``file`` and ``line`` (the test's own line that failed) and
+    ``source`` (``[[number, text], …]``: the test function, at most 40 lines around it).
+    Never raises."""
+    out: dict[str, Any] = {}
+    try:
+        excinfo = call.excinfo
+        out["error"] = clean(excinfo.exconly() if excinfo is not None else
+                             (report.longreprtext.strip().splitlines() or ["failed"])[-1])[:4000]
+        if excinfo is None:
+            return out
+        own = os.path.realpath(str(item.path))
+        entry = next((e for e in reversed(excinfo.traceback)
+                      if os.path.realpath(str(e.path)) == own), None)
+        if entry is None:
+            return out
+        line = entry.lineno + 1
+        out["file"] = os.path.relpath(own, item.config.invocation_params.dir)
+        out["line"] = line
+        import inspect
+
+        obj = getattr(item, "obj", None)
+        if obj is None:
+            return out
+        lines, first = inspect.getsourcelines(obj)
+        numbered = list(enumerate((x.rstrip("\n") for x in lines), start=max(first, 1)))
+        if not any(n == line for n, _ in numbered):  # a helper's line: read the file there
+            import linecache
+
+            numbered = [(n, linecache.getline(own, n).rstrip("\n"))
+                        for n in range(max(1, line - 6), line + 3)]
+        at = next((i for i, (n, _) in enumerate(numbered) if n == line), 0)
+        out["source"] = [[n, clean(t)[:2000]] for n, t in numbered[max(0, at - 30):at + 10]]
+    except Exception:  # noqa: BLE001 - never fail the run here
+        pass
+    return out
 
 
 def _folder(item: pytest.Item) -> Path:
@@ -297,7 +346,10 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
         lines.append(f"files not written to {folder}: {exc.strerror or exc}")
     else:
         try:
-            shot = page.screenshot().save(folder / "screenshot.png")
+            from baremobile.page.screenshot import Screenshot
+
+            # the device's screen, not a verb of the test: the trace shows the test's steps
+            shot = Screenshot(page.device.screencap()).save(folder / "screenshot.png")
             lines.append(f"screenshot: {shot}")
             report.user_properties.append(("baremobile_screenshot", str(shot)))
         except Exception as exc:
@@ -306,12 +358,21 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
         report.user_properties.append(("baremobile_snapshot", str(snapshot_file)))
     if page.tracing.recording:
         lines.append(f"trace: {folder / 'trace.zip'} (written when the test's page closes; "
-                     "baremobile trace show / summary)")
+                     f"baremobile trace show {folder / 'trace.zip'})")
+        failed = page.tracing.failed_step
+        if failed is not None:
+            err = failed["error"] or {}
+            lines.append(f"failing step: #{failed['n']} {failed['call']}: "
+                         f"{err.get('code') or err.get('type')}: {err.get('message')}")
+        else:
+            why = item.stash.get(_FAILED, {}).get("error") or "failed"
+            lines.append(f"failing step: the test's own check, after the last step: "
+                         f"{why.splitlines()[0] if why else why}"[:500])
     lines += [f"last snapshot of {page.serial}:", text]
     report.sections.append(("baremobile", "\n".join(lines)))
 
 
 def _why(exc: BaseException) -> str:
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception):  # duck-typed: any error with a code and a message
         return clean(f"{exc.code}: {exc.message}")  # type: ignore[attr-defined]
     return clean(f"{type(exc).__name__}: {exc}")

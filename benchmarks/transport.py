@@ -21,17 +21,20 @@ Then a large dump (issue 10): `cat` of a 100 KB uiautomator dump on the phone (t
                       payload byte-summed (by the phone, as an Android 8 or older adbd would)
   adb server socket   ServerTransport (Debian's adb negotiates 0x01000001 with the phone)
 
-Then what a verb adds (issue 19: tap ≤ 1.3x the raw floor): the same tap, interleaved
-call by call, against the raw floor — one command over the same persistent connection:
+Then what a verb adds (issue 27: tap_xy ≤ 1.3x the wire floor): the same tap, interleaved
+call by call, on a phone in its own process (``python -m baremobile virtual``: it does not
+share this interpreter's GIL with the client), against the floor — a raw adb-shell
+connection sending the same command:
 
-  raw floor           DirectTransport.shell('input tap X Y'): one exec round trip, nothing else
+  raw adb-shell       adb-shell's AdbDeviceTcp.shell, stock transport with TCP_NODELAY set:
+                      the floor every row is divided by
+  our exec            DirectTransport.shell('input tap X Y'): one shell-v2 round trip on our
+                      wire (exit status included), nothing else
   Page.tap_xy         the verb: the page's guard, cancel token, argument checks, quoting
   Page.tap(ref)       the verb on a ref as the snapshot shows it (``trust_refs``): target
                       resolution as well — the verb's own cost
   tap(ref), stale     the same ref after an action: the screen is read again first (one
                       dump, issue 20's check that the ref still names its element)
-  adb-shell (fast)    adb-shell's own AdbDevice.shell over our socket transport (a
-                      different floor: the shell service, no shell v2)
 
 Machines here are shared and noisy: read the ratios, not the absolute numbers.
 """
@@ -108,42 +111,60 @@ def slowdown(rows: list[tuple[str, list[float]]], base_name: str) -> None:
               f"{med / base_med:>19.2f}x")
 
 
-def verb_overhead(phone: VirtualPhone, key: object, key_path: str,
-                  calls: int) -> list[tuple[str, list[float]]]:
-    """The tap through the Page against the raw floor, interleaved call by call."""
-    from adb_shell.adb_device import AdbDevice
+def verb_overhead(key: object, key_path: str, calls: int) -> list[tuple[str, list[float]]]:
+    """The tap through the Page against raw adb-shell, interleaved call by call, on a phone
+    in a process of its own."""
+    import socket
+    import subprocess
 
-    from baremobile.transport.wire import AdbIO, FastTcpTransport
+    from adb_shell.adb_device import AdbDeviceTcp
 
-    page = connect(phone.address, key_path=key_path)
-    page.snapshot()
-    ref = min(page.last_snapshot.refs)  # type: ignore[union-attr]
-    trusting = connect(phone.address, key_path=key_path)
-    trusting.trust_refs = True
-    trusting.snapshot()
-    raw = page.transport
-    wire = FastTcpTransport(phone.host, phone.port)
-    fast = AdbDevice(wire)
-    fast._io_manager = AdbIO(wire)  # noqa: SLF001 - as DirectTransport wires it
-    fast.connect(rsa_keys=[key])
-    ways = {
-        "raw floor": lambda: raw.shell("input tap 10 10").check(),
-        "Page.tap_xy": lambda: page.tap_xy(10, 10),
-        "Page.tap(ref)": lambda: trusting.tap(ref),
-        "tap(ref), stale": lambda: page.tap(ref),
-        "adb-shell (fast)": lambda: fast.shell("input tap 10 10"),
-    }
-    samples: dict[str, list[float]] = {name: [] for name in ways}
-    for fn in ways.values():  # warm up
-        fn()
-    for _ in range(calls):
-        for name, fn in ways.items():
-            t0 = time.perf_counter()
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "baremobile", "virtual", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        address = f"127.0.0.1:{port}"
+        page = connect(address, key_path=key_path)
+        page.snapshot()
+        ref = min(page.last_snapshot.refs)  # type: ignore[union-attr]
+        trusting = connect(address, key_path=key_path)
+        trusting.trust_refs = True
+        trusting.snapshot()
+        ours = page.transport
+        raw = AdbDeviceTcp("127.0.0.1", port, default_transport_timeout_s=10)
+        raw.connect(rsa_keys=[key])
+        raw._io_manager._transport._connection.setsockopt(  # noqa: SLF001 - the floor's socket
+            socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        ways = {
+            "raw adb-shell": lambda: raw.shell("input tap 10 10"),
+            "our exec": lambda: ours.shell("input tap 10 10").check(),
+            "Page.tap_xy": lambda: page.tap_xy(10, 10),
+            "Page.tap(ref)": lambda: trusting.tap(ref),
+            "tap(ref), stale": lambda: page.tap(ref),
+        }
+        samples: dict[str, list[float]] = {name: [] for name in ways}
+        for fn in ways.values():  # warm up
             fn()
-            samples[name].append(time.perf_counter() - t0)
-    fast.close()
-    page.close()
-    trusting.close()
+        for _ in range(calls):
+            for name, fn in ways.items():
+                t0 = time.perf_counter()
+                fn()
+                samples[name].append(time.perf_counter() - t0)
+        raw.close()
+        page.close()
+        trusting.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
     return list(samples.items())
 
 
@@ -215,8 +236,8 @@ def main() -> int:
                     dump_rows.append((name, samples[name]))
                 for t in routes.values():
                     t.close()
-        verb_rows = verb_overhead(phone, key, str(home / ".android" / "adbkey"), args.calls)
         taps = len(phone.events.list("tap"))
+    verb_rows = verb_overhead(key, str(home / ".android" / "adbkey"), args.calls)
     shutil.rmtree(home, ignore_errors=True)
 
     print("per-command latency: input tap X Y")
@@ -225,8 +246,9 @@ def main() -> int:
         kb = len(dump) // 1000
         print(f"\nlarge dump: {kb} KB through exec: cat, as Page.snapshot() reads it")
         table(dump_rows, "adb server socket")
-    print("\na tap through the Page vs the raw floor (interleaved)")
-    slowdown(verb_rows, "raw floor")
+    print("\na tap through the Page vs raw adb-shell (interleaved, the phone in its own "
+          "process)")
+    slowdown(verb_rows, "raw adb-shell")
     print(f"\nthe phone logged {taps} taps")
     return 0
 

@@ -216,3 +216,26 @@ def test_type_checkers_see_every_async_verb(tmp_path):
     assert 'Revealed type is "baremobile.snapshot.tree.Node | None"' in out, out
     assert 'Too many arguments for "tap" of "AsyncPage"' in out, out
     assert out.count("error:") == 1, out
+
+
+def test_cancel_says_why(phone, adb_key):
+    """``AsyncPage.cancel(reason)``: the running call raises ``Cancelled`` naming the reason
+    (it was dropped before)."""
+    from baremobile.errors import Cancelled
+
+    _slow(phone)
+
+    async def main() -> None:
+        async with await connect_async(phone.address, keys=[adb_key]) as page:
+            snap = asyncio.create_task(page.snapshot())
+            await _until(lambda: phone.events.list("open"))
+            await asyncio.sleep(0.1)
+            assert page.cancel("the user pressed stop")
+            try:
+                await snap
+            except Cancelled as exc:
+                assert "the user pressed stop" in str(exc)
+            else:
+                raise AssertionError("not cancelled")
+
+    asyncio.run(main())

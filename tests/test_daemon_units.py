@@ -264,10 +264,10 @@ def test_the_client_waits_the_deadline_the_daemon_gave(monkeypatch, daemon_socke
     from tests.daemon_helpers import running_daemon
 
     monkeypatch.setattr(client_module, "_GRACE", 0.2)  # without the deadline: 0.3 s
-    with VirtualPhone(port=free_port()) as phone, running_daemon(daemon_socket,
-                                                                 devices=[phone.address]):
-        with Client(daemon_socket, autostart=False) as client:
-            t0 = time.monotonic()
-            got = client.request("tools/call", {"name": "wait", "arguments": {"seconds": 1},
-                                                "session": "s"}, timeout_ms=100)
-            assert got["ok"] and time.monotonic() - t0 >= 1.0
+    with VirtualPhone(port=free_port()) as phone, \
+            running_daemon(daemon_socket, devices=[phone.address]), \
+            Client(daemon_socket, autostart=False) as client:
+        t0 = time.monotonic()
+        got = client.request("tools/call", {"name": "wait", "arguments": {"seconds": 1},
+                                            "session": "s"}, timeout_ms=100)
+        assert got["ok"] and time.monotonic() - t0 >= 1.0

@@ -249,6 +249,20 @@ def test_the_virtual_phone_imports_nothing_of_the_product() -> None:
             assert not bad, f"{name} imports {bad}"
 
 
+#: the product's modules that start the virtual phone (a peer, not a dependency): the
+#: ``connect("virtual")`` starter, the daemon's phones of its own, ``baremobile virtual``,
+#: the pytest plugin's fixture — never the transports, which speak to any adbd
+VIRTUAL_PHONE_STARTERS = {"baremobile.page.phone", "baremobile.daemon.hub", "baremobile.cli",
+                          "baremobile.pytest_plugin"}
+
+
+def test_only_the_starters_import_the_virtual_phone() -> None:
+    users = {name for name, deps in import_graph().items()
+             if not name.startswith("baremobile.virtual")
+             and any(d.startswith("baremobile.virtual") for d, _ in deps)}
+    assert users <= VIRTUAL_PHONE_STARTERS, users - VIRTUAL_PHONE_STARTERS
+
+
 def test_the_checker_sees_lazy_imports_and_skips_type_checking(tmp_path: Path) -> None:
     """The reader itself: function-level imports count, TYPE_CHECKING ones do not, relative
     imports resolve, and a circle is found and named."""
@@ -329,7 +343,7 @@ def test_tool_runners_reach_the_page_only_through_its_public_verbs():
 
     public = {n for n in dir(Page) if not n.startswith("_")}
     offences = []
-    for path in sorted((PACKAGE / "tools").glob("*.py")):
+    for path in sorted((PACKAGE / "tools").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if not isinstance(node, ast.Attribute):

@@ -76,7 +76,9 @@ def test_field_holds_exactly_the_text_and_only_input_ran(conversation, text):
     since = phone.events.last_seq
     page.type(field.ref, text, clear=True)
     ran = without_frame_reads(phone.events.commands(since=since))  # less the freshness check
-    expected = [["input", "keycombination", "113", "29"], ["input", "keyevent", "67"]]
+    held = field.text and field.text != field.hint  # an empty field is not emptied again
+    expected = [["input", "keycombination", "113", "29"], ["input", "keyevent", "67"]] \
+        if held else []
     expected += typing_plan(text)
     if not field.focused:
         expected.insert(0, ["input", "tap", *map(str, field.center)])
@@ -339,3 +341,52 @@ def test_clear_on_old_android_refuses_a_target_that_is_not_a_field(adb_key):
         assert "TextInput" in exc.value.hint
         assert phone.events.list("text", since=since) == []  # nothing typed anywhere
         assert phone.events.list("key", since=since) == []
+
+
+# -- the field holds exactly the text (issue 29: the description and the behaviour agree) ----
+
+
+def test_typing_twice_leaves_only_the_second_text(conversation):
+    """``type`` replaces what the field holds: ``abc`` then ``xyz`` leaves ``xyz`` (it left
+    ``abcxyz``, while the tool's description promised exactly the text)."""
+    page, phone = conversation
+    page.type(compose(page).ref, "abc")
+    page.snapshot()
+    page.type(compose(page).ref, "xyz")
+    page.snapshot()
+    assert compose(page).text == "xyz"
+    assert page.verify_typed() == "xyz"
+
+
+def test_an_empty_field_is_not_emptied_again(conversation):
+    """Replacing costs nothing when the fresh screen shows the field empty: only the text."""
+    page, phone = conversation
+    field = compose(page)
+    assert not field.text or field.text == field.hint
+    since = phone.events.last_seq
+    page.type(field.ref, "hi")
+    assert not [c for c in phone.events.commands(since=since)
+                if c[:2] in (["input", "keycombination"], ["input", "keyevent"])]
+
+
+def test_clear_false_keeps_what_the_field_held_and_the_check_expects_it(conversation):
+    page, _ = conversation
+    page.type(compose(page).ref, "abc")
+    page.snapshot()
+    page.type(compose(page).ref, "xyz", clear=False)
+    page.snapshot()
+    assert compose(page).text == "abcxyz"
+    assert page.verify_typed() == "abcxyz"
+
+
+def test_the_check_compares_with_what_the_field_should_hold():
+    from baremobile.page.actions import _holds
+
+    assert _holds("xyz", "xyz", True, False)
+    assert not _holds("abcxyz", "xyz", True, False)  # replaced: only the text
+    assert _holds("abcxyz", "xyz", False, False, before="abc")
+    assert not _holds("xyz", "xyz", False, False, before="abc")  # it should have kept abc
+    assert not _holds("abcxyzxyz", "xyz", False, False, before="abc")  # typed twice
+    assert _holds("(555) 123-4567", "5551234567", True, False)  # formatting the field adds
+    assert _holds("\u2022" * 6, "secret", True, True)
+    assert not _holds("\u2022" * 9, "secret", False, True, before="abcd")

@@ -355,7 +355,8 @@ def test_every_new_tool_round_trips_through_mcp_stdio(phone, tmp_path: Path):
 
         names = {t.name for t in (await s.list_tools()).tools}
         assert {"execute", "pinch", "ui_xml", "rotate", "uninstall_app"} <= names
-        assert (await s.list_resources()).resources == []  # nothing connected yet
+        assert [r.uri for r in (await s.list_resources()).resources] == [
+            "baremobile://devices"]  # nothing connected yet: only the devices
         await tool("launch", {"label": "Weather"})
         await tool("wait_for", {"selector": {"id": "radar_map"}, "timeout": 5})
         await tool("read", {"selector": {"id": "city"}})
@@ -381,13 +382,14 @@ def test_every_new_tool_round_trips_through_mcp_stdio(phone, tmp_path: Path):
         await tool("execute", {"steps": [{"tool": "home"}, {"tool": "snapshot"}]})
         await tool("uninstall_app", {"package": "org.baremobile.notes"})
         listed = (await s.list_resources()).resources
-        uris = sorted(str(r.uri) for r in listed)
-        assert len(uris) == 2 and uris[0].endswith("/screenshot") and \
-            uris[1].endswith("/snapshot")
-        snap = await s.read_resource(uris[1])
+        uris = {str(r.uri).rsplit("/", 1)[-1]: str(r.uri) for r in listed}
+        assert set(uris) == {"devices", "snapshot", "screenshot", "info"}, uris
+        snap = await s.read_resource(uris["snapshot"])
         seen["snapshot resource"] = snap.contents[0].text
-        shot = await s.read_resource(uris[0])
+        shot = await s.read_resource(uris["screenshot"])
         seen["screenshot resource"] = base64.b64decode(shot.contents[0].blob)
+        info = json.loads((await s.read_resource(uris["info"])).contents[0].text)
+        assert info["api_level"] and info["model"]
 
     run_stdio(["--device", phone.address, "--groups", "all"], body, tmp_path / "err.log")
     for name in ("get_clipboard", "set_clipboard"):

@@ -27,7 +27,14 @@ _NOT_FACTS = {
     ("baremobile/__init__.py", "__all__"): "public names",
     ("baremobile/android/keycodes.py", "ALIASES"): "key names (the back key, not a verb)",
     ("baremobile/cli/session.py", "DAEMON_COMMANDS"): "the CLI's own commands",
-    ("baremobile/errors.py", "HINT_VERBS"): "how each door words what a hint points to",
+    ("baremobile/hints.py", "HINT_VERBS"): "how each door words what a hint points to",
+    # the replay's own vocabulary: which recorded calls it can rebuild into a scenario, and
+    # how (its code's cases, keyed by the verb a recording names) — not a fact of the call
+    ("baremobile/trace/scenario.py", "ACTING"): "the recorded calls the replay rebuilds",
+    ("baremobile/trace/scenario.py", "_KEYS"): "the key the replay presses for a button verb",
+    ("baremobile/trace/scenario.py", "_WHY_NOT"): "why the replay leaves a recorded call out",
+    ("baremobile/trace/timeline.py", "TOUCHING"): "recorded calls replayed touch by touch",
+    ("baremobile/trace/fields.py", "MOVES"): "the kinds of touch a recording holds",
     ("baremobile/tools/spec.py", "GROUPS"): "tool groups (the apps group, the eval group)",
 }
 
@@ -115,3 +122,24 @@ def test_every_row_reads_its_facts_from_its_verbs():
         assert set(by_name[name].secret) == secret, name
     assert by_name["wait_for"].waits == "timeout" and by_name["wait"].waits == "seconds"
     assert by_name["execute"].waits == "timeout" and by_name["execute"].calls_in == "steps"
+
+
+def test_the_daemons_floor_table_says_what_the_rows_say():
+    """docs/daemon.md's floor table is the rows' time facts, in words: every tool with a
+    floor of its own, every tool naming an element, every tool waiting by itself."""
+    text = (PACKAGE.parent / "docs" / "daemon.md").read_text(encoding="utf-8")
+    table = text[text.index("| tool | floor |"):]
+    table = table[:table.index("\n\n")]
+    rows = [(line.rsplit("|", 2)[-2].strip(), line) for line in table.splitlines()[2:]]
+
+    def row(floor: str) -> str:
+        return next(line for label, line in rows if label.startswith(floor)
+                    and "ref or selector" not in line)
+
+    for t in TOOLS:
+        if t.floor:
+            assert f"`{t.name}`" in row(f"{t.floor:g} s"), t.name
+        if t.targets:
+            assert f"`{t.name}`" in next(v for _, v in rows if "ref or selector" in v), t.name
+        if t.waits:
+            assert f"`{t.name}`" in row("its wait"), t.name

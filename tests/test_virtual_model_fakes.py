@@ -63,6 +63,9 @@ class FakeScreens:
     def dump_xml(self) -> bytes:
         return DUMP
 
+    def recorded_intent(self, fields: dict[str, Any]) -> bool | None:
+        return None  # not a recorded scenario
+
     def screenshot_png(self) -> bytes:
         return self.png
 

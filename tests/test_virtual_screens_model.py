@@ -76,7 +76,7 @@ def test_parse_accepts_real_variants() -> None:
     ("", "empty"),
     ("ERROR: could not get idle state.", "error message"),
     ("<hierarchy rotation='0'></hierarchy>", "no <node>"),
-    ("<html><body/></html>", "<html>"),
+    ("<html><body/></html>", "not <hierarchy>"),  # the file is not quoted
     ("<hierarchy><node class='x' /></hierarchy>", "no bounds"),
     ("<hierarchy><node bounds='[0,0]' /></hierarchy>", "bad bounds"),
     ("<hierarchy><node bounds='[0,0][1,1]'>", "well-formed"),
@@ -200,7 +200,7 @@ apps:
     (GOOD.replace("screens/next.xml", "screens/missing.xml"), None,
      r"screen 'next': cannot read its XML .*missing.xml"),
     (GOOD, {"screens/main.xml": "<html/>", "screens/next.xml": NEXT_XML},
-     r"screen 'main': main.xml is not a uiautomator dump: the root element is <html>"),
+     r"screen 'main': main.xml is not a uiautomator dump: its root element is not <hierarchy>"),
     (GOOD.replace("        on:", "        onn:", 1), None, "unknown key 'onn' in a screen"),
     (GOOD.replace("goto: {screen: next, vars: {name: \"{field}\"}}\n          - enter",
                   "jump: next\n          - enter"), None, "unknown action 'jump'"),

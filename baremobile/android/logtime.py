@@ -11,7 +11,6 @@ the device's local time, given its UTC offset (``date +%z``).
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import re
 
 from baremobile.errors import InvalidArgument
@@ -19,6 +18,9 @@ from baremobile.errors import InvalidArgument
 __all__ = ["cut_until", "local_time", "log_time", "parse_offset", "read_time"]
 
 _STAMP = re.compile(r"^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})")
+#: 9999-12-31 23:59:59 UTC, the last second a ``datetime`` holds: a time given in seconds
+#: since the epoch lies between 0 and this
+LAST_SECOND = 253_402_300_799
 
 
 def parse_offset(text: str) -> _dt.timedelta:
@@ -36,26 +38,41 @@ def read_time(when: object, name: str) -> float | _dt.datetime:
     if isinstance(when, bool):
         raise InvalidArgument(f"{name} must be a time, not a boolean")
     if isinstance(when, (int, float)):
-        if not math.isfinite(when) or when < 0:
-            raise InvalidArgument(f"{name} must be a time, not {when!r}")
+        if not 0 <= when <= LAST_SECOND:  # NaN too; a huge int is never made a float
+            raise InvalidArgument(f"{name} must be seconds since the epoch, 0 to "
+                                  f"{LAST_SECOND} (the year 9999), not {_short(when)}")
         return float(when)
     if not isinstance(when, str):
-        raise InvalidArgument(f"{name} is seconds since the epoch or an ISO time, not {when!r}")
+        raise InvalidArgument(f"{name} is seconds since the epoch or an ISO time, not "
+                              f"{_short(when)}")
     try:
-        return _dt.datetime.fromisoformat(when.strip().replace("Z", "+00:00"))
+        t = _dt.datetime.fromisoformat(when.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidArgument(f"{name} {when!r} is not an ISO 8601 time",
+        raise InvalidArgument(f"{name} {_short(when)} is not an ISO 8601 time",
                               hint="e.g. '2025-01-15T10:30:00' (device time) or seconds "
                                    "since the epoch") from None
+    if t.tzinfo is not None and not 0 <= t.timestamp() <= LAST_SECOND:
+        raise InvalidArgument(f"{name} {_short(when)} is before 1970 or after the year 9999 "
+                              "in UTC")
+    return t
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def local_time(when: object, offset: _dt.timedelta) -> _dt.datetime:
     """``when`` (``until``) as a naive datetime in the device's local time."""
     t = read_time(when, "until")
-    if isinstance(t, float):
-        return (_dt.datetime.fromtimestamp(t, _dt.timezone.utc) + offset).replace(tzinfo=None)
-    if t.tzinfo is not None:
-        return (t.astimezone(_dt.timezone.utc) + offset).replace(tzinfo=None)
+    try:
+        if isinstance(t, float):
+            t = _dt.datetime.fromtimestamp(t, _dt.timezone.utc)
+        if t.tzinfo is not None:
+            return (t.astimezone(_dt.timezone.utc) + offset).replace(tzinfo=None)
+    except (OverflowError, ValueError, OSError):  # the device's zone leaves the calendar
+        raise InvalidArgument(f"until {_short(when)} is beyond the year 9999 in the "
+                              "device's time zone") from None
     return t
 
 

@@ -19,6 +19,8 @@ def png_problem(data: object) -> str | None:
         return "it does not start with the PNG signature"
     if len(data) < 33 or b[8:16] != _IHDR:
         return f"it ends after {len(data)} bytes, inside the PNG header"
+    if b[16:20] == b"\0\0\0\0" or b[20:24] == b"\0\0\0\0":
+        return "it declares an empty image (0 pixels wide or high)"
     if bytes(data[-12:]) != _IEND:
         return f"it is cut off: {len(data)} bytes without the closing IEND chunk"
     return None

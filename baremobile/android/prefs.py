@@ -32,23 +32,27 @@ from typing import Any
 
 from baremobile.errors import InvalidArgument
 
-__all__ = ["TYPES", "Entry", "PrefsError", "check_file_name", "parse", "remove", "render",
-           "set_value"]
+__all__ = ["TYPES", "Entry", "PrefsError", "check_file_name", "check_text", "parse", "remove",
+           "render", "set_value"]
 
 #: AutoMobile's type names → the element ``XmlUtils`` writes
 TYPES = {"STRING": "string", "INT": "int", "LONG": "long", "FLOAT": "float",
          "BOOLEAN": "boolean", "STRING_SET": "set"}
 _SCALARS = ("int", "long", "float", "double", "boolean")
 _HEADER = "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n"
-_FILE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,200}$")
+_FILE_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
+#: a character XML 1.0 cannot carry, raw or as a reference (``&#1;`` is not well-formed
+#: either): C0 controls but tab, newline and carriage return, U+FFFE, U+FFFF, surrogates
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 class PrefsError(InvalidArgument):
     """A SharedPreferences file that is not the map Android writes."""
 
     code = "INVALID_PREFERENCES"
-    default_hint = "the file is not a SharedPreferences map: check the app and file name " \
-                   "(without .xml)"
+    default_hint = "the file is not a SharedPreferences map this API can read: clearing it " \
+                   "(clear_preferences, ide/clearKeyValueFile) writes an empty map in its " \
+                   "place, its keys lost"
 
 
 @dataclass
@@ -65,11 +69,25 @@ class Entry:
 def check_file_name(name: Any) -> str:
     """A preferences file's name without ``.xml``: letters, digits, ``_ . -`` only (it is a
     path inside the app's ``shared_prefs``, so nothing may climb out)."""
-    if not isinstance(name, str) or not _FILE_NAME.match(name) or name in (".", ".."):
+    if not isinstance(name, str) or not _FILE_NAME.fullmatch(name) or name in (".", ".."):
         raise InvalidArgument(f"fileName must be a SharedPreferences file name (letters, "
                               f"digits, _ . -), not {name!r}",
                               hint="e.g. com.example.app_preferences (without .xml)")
     return name[:-4] if name.endswith(".xml") else name
+
+
+def check_text(what: str, text: str) -> str:
+    """``text`` when a preferences file can hold it; else :class:`InvalidArgument` naming
+    the first character XML 1.0 cannot carry (a control character, U+FFFE, U+FFFF, a lone
+    surrogate): Android's writer would escape it as ``&#1;``, which no XML reader — this
+    module's included — reads back, so the file could not be edited again."""
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        raise InvalidArgument(f"{what} holds U+{ord(bad.group()):04X} at index {bad.start()}, "
+                              "which a preferences file (XML) cannot hold: nothing was written",
+                              hint="remove control characters; tab, newline and carriage "
+                                   "return are kept")
+    return text
 
 
 def parse(xml: str | bytes) -> list[Entry]:
@@ -118,12 +136,15 @@ def _typed(kind: str, value: Any, key: str) -> Entry:
                                       '["a", "b"]') from None
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise InvalidArgument("a STRING_SET value is a JSON array of strings")
+        for n, item in enumerate(items):
+            check_text(f"item {n} of the value", item)
         return Entry("set", key, items=list(dict.fromkeys(items)))
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, (int, float)):
         text = str(value)
     elif isinstance(value, str):
+        check_text("the value", value)
         text = value if tag == "string" else value.strip()
     else:
         raise InvalidArgument(f"a {kind} value is a string, not {type(value).__name__}")
@@ -153,6 +174,7 @@ def set_value(entries: list[Entry], key: str, value: Any, kind: str) -> list[Ent
     place when present, else added at the end; ``value`` None removes the key."""
     if not isinstance(key, str) or not key:
         raise InvalidArgument("key must be a non-empty string")
+    check_text("the key", key)
     if value is None:
         return remove(entries, key)
     new = _typed(kind, value, key)
@@ -186,9 +208,11 @@ def _escape(text: str, attr: bool = False) -> str:
 
 
 def render(entries: list[Entry]) -> str:
-    """The file's text, as ``XmlUtils.writeMapXml`` writes it."""
+    """The file's text, as ``XmlUtils.writeMapXml`` writes it — only what reads back
+    (:func:`check_text`): a file this module writes, it can read and edit again."""
     lines = [_HEADER.rstrip("\n"), "<map>"]
     for e in entries:
+        check_text(f"preference {e.name[:40]!r}", "".join((e.name, e.value or "", *e.items)))
         name = _escape(e.name, attr=True)
         if e.tag == "string":
             lines.append(f'    <string name="{name}">{_escape(e.value or "")}</string>')

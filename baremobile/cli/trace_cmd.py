@@ -59,9 +59,11 @@ def _show(args: argparse.Namespace) -> int:
     from baremobile.trace.format import open_trace
     from baremobile.trace.view import render_html
 
-    trace = open_trace(args.trace)
-    out = Path(args.output) if args.output else trace.path.with_name(trace.path.name + ".html")
-    write_atomically(out, render_html(trace).encode("utf-8"), overwrite=True)
+    with open_trace(args.trace) as trace:
+        out = Path(args.output) if args.output else \
+            trace.path.with_name(trace.path.name + ".html")
+        page = render_html(trace)
+    write_atomically(out, page.encode("utf-8"), overwrite=True)
     print(f"wrote {out}")
     if not args.no_open:
         import webbrowser
@@ -74,7 +76,8 @@ def _summary(args: argparse.Namespace) -> int:
     from baremobile.trace.format import open_trace
     from baremobile.trace.summary import summary
 
-    print(summary(open_trace(args.trace)))
+    with open_trace(args.trace) as trace:
+        print(summary(trace))
     return 0
 
 
@@ -82,7 +85,8 @@ def _to_scenario(args: argparse.Namespace) -> int:
     from baremobile.trace.format import open_trace
     from baremobile.trace.scenario import to_scenario
 
-    done = to_scenario(open_trace(args.trace), args.dir, name=args.name)
+    with open_trace(args.trace) as trace:
+        done = to_scenario(trace, args.dir, name=args.name)
     print(f"wrote {done.scenario}: {done.screens} screens, {done.rules} rules; replay it with "
           f"connect('virtual:{Path(args.dir)}')")
     for w in done.warnings:
@@ -94,5 +98,6 @@ def _graph(args: argparse.Namespace) -> int:
     from baremobile.trace.format import open_trace
     from baremobile.trace.graph import navigation_graph
 
-    print(json.dumps(navigation_graph(open_trace(args.trace)), indent=1, ensure_ascii=False))
+    with open_trace(args.trace) as trace:
+        print(json.dumps(navigation_graph(trace), indent=1, ensure_ascii=False))
     return 0

@@ -24,6 +24,7 @@ import math
 import time
 from typing import Any
 
+from baremobile.android.prefs import check_file_name
 from baremobile.daemon.errors import NoOnDeviceService
 from baremobile.daemon.sessions import policy_of
 from baremobile.errors import InvalidArgument
@@ -146,6 +147,7 @@ def _prefs_params(params: dict[str, Any], *keys: str) -> dict[str, Any]:
                                   hint="deviceId: an ADB serial; appId: the package name; "
                                        "fileName: the SharedPreferences file, without .xml")
         out[k] = value
+    check_file_name(out["fileName"])  # before the device is even looked up
     return out
 
 

@@ -59,6 +59,9 @@ SEND_TIMEOUT = 30.0
 HIGH_WATER = 4 * 1024 * 1024
 #: answers queued for one client beyond this drop it (it is not reading)
 MAX_QUEUED = 256 * 1024 * 1024
+#: stopping, the daemon gives its requests and its clients this long to be answered and
+#: to read what is queued for them; then it closes what is left
+SHUTDOWN_GRACE = 2.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -132,6 +135,8 @@ class Connection:
                     self._drop_locked()
                 return
             with self._cond:
+                if self.closed:  # dropped while sending: the queue was emptied meanwhile
+                    return
                 self._out.popleft()
                 self._queued -= len(data)
                 self._cond.notify_all()
@@ -191,10 +196,24 @@ class Connection:
             for p in pending:
                 p.cancel("the client disconnected")
             return
-        for p in pending:
-            while not p.answered and not self.server.stopping.is_set():
-                self.done.wait(0.1)
-                self.done.clear()
+        # until every answer is queued (the daemon stopping cancels them: a grace to do so)
+        deadline = None
+        while True:
+            with self.lock:
+                if not self.pending:
+                    return
+            if self.server.stopping.is_set():
+                deadline = deadline or time.monotonic() + SHUTDOWN_GRACE
+                if time.monotonic() > deadline:
+                    return
+            self.done.wait(0.1)
+            self.done.clear()
+
+    def stop_reading(self) -> None:
+        """The daemon is stopping: read what the client already sent (each request answered,
+        ``CANCELLED``), then end as at the client's EOF — every answer queued is sent."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RD)
 
     def finish(self, timeout: float) -> None:
         """The reader is done: let the writer send what is queued (for at most ``timeout``
@@ -277,6 +296,8 @@ class DaemonServer:
         self._conns: set[Connection] = set()
         self._pending: set[Pending] = set()
         self._mutex = threading.Lock()
+        #: told when a request is answered or a connection ends (the shutdown waits on it)
+        self._settled = threading.Condition(self._mutex)
         self._numbers = itertools.count(1)
         self._last_activity = clock()
         self._deadlines: Deadlines | None = None
@@ -399,6 +420,7 @@ class DaemonServer:
         with self._mutex:
             self._conns.discard(conn)
             self._last_activity = self.clock()
+            self._settled.notify_all()
 
     def finished(self, pending: Pending) -> None:
         with pending.conn.lock:
@@ -407,10 +429,13 @@ class DaemonServer:
         with self._mutex:
             self._pending.discard(pending)
             self._last_activity = self.clock()
+            self._settled.notify_all()
         ms = (time.monotonic() - pending.started) * 1000
         log.debug("%s %r answered in %.1f ms", pending.req.method, pending.req.id, ms)
 
     def _shutdown(self) -> None:
+        if not self.stopping.is_set():  # the listener failed: no new request from here on
+            self.stop_soon("the listening socket failed")
         if self._listener is not None:
             with contextlib.suppress(OSError):
                 self._listener.close()
@@ -421,11 +446,26 @@ class DaemonServer:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(paths.metadata_path(self.path))
         self._unlock()  # a new daemon may start now; this one only winds down
+        # every request the daemon read gets its answer, and every answer queued is sent:
+        # cancel what runs (new requests are refused: _register), wait until each answer
+        # is queued (a worker may have claimed its answer and not queued it yet), then let
+        # each reader take what its client sent and end as at EOF, its writer sending what
+        # is queued — within a grace, after which what is left is closed
         with self._mutex:
             pending = list(self._pending)
-            conns = list(self._conns)
         for p in pending:
             p.cancel("the daemon is shutting down")
+        deadline = time.monotonic() + SHUTDOWN_GRACE
+        with self._settled:
+            while self._pending and self._settled.wait(max(0.0, deadline - time.monotonic())):
+                pass
+            conns = list(self._conns)
+        for c in conns:
+            c.stop_reading()
+        with self._settled:
+            while self._conns and self._settled.wait(max(0.0, deadline - time.monotonic())):
+                pass
+            conns = list(self._conns)
         for c in conns:
             c.close()
         if self._deadlines is not None:
@@ -488,11 +528,13 @@ class DaemonServer:
     def _register(self, pending: Pending) -> bool:
         conn, req = pending.conn, pending.req
         with self._mutex:
-            if len(self._pending) >= MAX_IN_FLIGHT:
-                busy = True
-            else:
-                busy = False
+            stopping = self.stopping.is_set()  # under the lock the shutdown reads them with
+            busy = not stopping and len(self._pending) >= MAX_IN_FLIGHT
+            if not stopping and not busy:
                 self._pending.add(pending)
+        if stopping:
+            pending.cancel("the daemon is shutting down")
+            return False
         if busy:
             conn.send(proto.failure(req.id, "DAEMON_BUSY", f"{MAX_IN_FLIGHT} requests are "
                                     "already running", "retry in a moment", "BUSY"), wait=True)

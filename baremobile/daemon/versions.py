@@ -16,7 +16,7 @@ _VERSION = re.compile(
     r"^v?(?P<release>\d+(?:\.\d+)*)"
     r"(?:[-_.]?(?P<pre>a|b|rc|alpha|beta|c)[-_.]?(?P<pre_n>\d*))?"
     r"(?:[-_.]?post[-_.]?(?P<post>\d*))?"
-    r"(?:[-_.]?dev[-_.]?(?P<dev>\d*))?$",
+    r"(?:[-_.]?dev[-_.]?(?P<dev>\d*))?\Z",
     re.IGNORECASE,
 )
 _PRE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2}
@@ -58,7 +58,7 @@ def compare(a: str, b: str) -> int | None:
     return (ka > kb) - (ka < kb)
 
 
-_NUMERIC = re.compile(r"^\d+(?:\.\d+)*$")
+_NUMERIC = re.compile(r"^\d+(?:\.\d+)*\Z")
 
 
 def numeric_compare(a: str, b: str) -> int | None:

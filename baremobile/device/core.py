@@ -191,7 +191,7 @@ class Device:
             cmd = wrap(cmd)
         stream = self.transport.stream(cmd, timeout=timeout)
         try:
-            with contextlib.closing(stream):  # type: ignore[type-var]
+            with contextlib.closing(stream):
                 yield from stream
         except ServiceRefused as exc:
             raise DumpFailed(

@@ -14,11 +14,16 @@ deleting, appending.
   scratch space, is one too. ``df -k ROOT…`` (:mod:`baremobile.android.storage`) gives their
   sizes, and ``test -w`` whether the shell may write there — one round trip for both.
 * Lines: ``head -n END FILE | tail -n +START`` sends only the lines asked for (one more, to
-  know whether more follow).
+  know whether more follow), over ``exec:``.
+* One cap for every read (:data:`MAX_READ`): a byte read returns at most that many bytes,
+  a line read at most that many bytes of lines — whole lines, or the first part of one
+  longer line, said so (``cut``, ``next_offset``). Android 9+ cuts on the device
+  (``head -c``); older devices stop reading the stream there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
 import secrets
@@ -32,7 +37,12 @@ from baremobile.device.core import Device
 from baremobile.errors import CommandFailed, InvalidArgument
 from baremobile.safetext import decode
 
-__all__ = ["FilePart", "Files", "UNREADABLE_KINDS", "parse_ls"]
+__all__ = ["FilePart", "Files", "MAX_READ", "UNREADABLE_KINDS", "lines_of", "parse_ls"]
+
+#: The most bytes one read of a device file returns, by bytes or by lines (a 64 MiB line
+#: is not one answer); the rest is read by asking again from where it stopped.
+MAX_READ = 1_000_000
+
 
 def parse_ls(text: bytes | str) -> list[dict[str, Any]]:
     """The entries of ``ls -la`` output (``.`` and ``..`` left out), as dictionaries
@@ -82,7 +92,7 @@ class FilePart:
 UNREADABLE_KINDS = ("directory", "fifo", "socket")
 
 
-_VOLUME = re.compile(r"^[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}$")
+_VOLUME = re.compile(r"^[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}\Z")
 
 
 class Files:
@@ -145,9 +155,11 @@ class Files:
         return int(size) if size.isdigit() else -1
 
     def read_part(self, path: str, offset: int, length: int) -> FilePart:
-        """At most ``length`` bytes of ``path`` from ``offset`` on (one more is read to tell
-        whether the file goes on)."""
+        """At most ``length`` (≤ :data:`MAX_READ`) bytes of ``path`` from ``offset`` on (one
+        more is read to tell whether the file goes on)."""
         absolute_path(path)
+        offset = number("offset", offset, minimum=0)
+        length = number("max_bytes", length, minimum=1, maximum=MAX_READ)
         size, kind = self.device.file_info(path)
         if kind in UNREADABLE_KINDS:
             raise InvalidArgument(f"{path} is a {kind}, not a file",
@@ -186,27 +198,79 @@ class Files:
 
     def read_lines(self, path: str, start: int = 1, count: int = 200
                    ) -> dict[str, Any]:
-        """Lines ``start`` … ``start + count - 1`` (1-based) of a text file:
-        ``{"path", "start", "lines": [...], "has_more", "next_line"?}``."""
+        """Lines ``start`` … ``start + count - 1`` (1-based) of a text file, at most
+        :data:`MAX_READ` bytes of them: ``{"path", "start", "lines": [...], "has_more",
+        "next_line"?}``. A line longer than that comes cut to its first part, with
+        ``"cut": True`` and ``next_offset`` (where the rest starts, for a byte read)."""
         start = number("start_line", start, minimum=1, maximum=1 << 40)
         count = number("count", count, minimum=1, maximum=10_000)
         q = quote(absolute_path(path))
-        r = self.device.transport.shell(
-            f"if [ ! -f {q} ]; then ls -d {q} >&2 || true; echo 'not a regular file' >&2; "
-            f"exit 1; fi; head -n {start + count} {q} | tail -n +{start}", timeout=60)
-        if r.exit_code != 0:
-            said = decode(r.stderr or r.stdout).strip()
+        # one more byte than the cap tells whether it cut; Android 9+ cuts on the device
+        cap = f" | head -c {MAX_READ + 1}" if self.device.api_level >= 28 else ""
+        script = (f"if [ -f {q} ]; then echo OK; head -n {start + count} {q} 2>/dev/null | "
+                  f"tail -n +{start}{cap}; else echo NO; ls -d {q} 2>&1; fi")
+        got = bytearray()
+        stream = self.device.transport.stream(script, timeout=60)
+        with contextlib.closing(stream):
+            for chunk in stream:
+                got += chunk
+                if len(got) > len(b"OK\n") + MAX_READ:
+                    break  # enough: the stream is closed unread (older devices)
+        status, _, data = bytes(got).partition(b"\n")
+        if status != b"OK":
+            said = decode(data).strip()
             first = said.splitlines()[0] if said else ""
-            raise CommandFailed(f"cannot read lines of {path}: {first}"
-                                .rstrip(": "), command=r.command, exit_code=r.exit_code,
-                                output=said, hint="check the path (list_files shows a folder)")
-        text = decode(r.stdout)
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        more = len(lines) > count
-        lines = lines[:count]
-        out: dict[str, Any] = {"path": path, "start": start, "lines": lines, "has_more": more}
-        if more:
-            out["next_line"] = start + count
+            reason = "not a regular file" if first == path else first
+            raise CommandFailed(f"cannot read lines of {path}: {reason}".rstrip(": "),
+                                command=script, output=said,
+                                hint="check the path (list_files shows a folder)")
+        out = {"path": path, **lines_of(data, start, count, MAX_READ)}
+        if out.get("cut"):
+            out["next_offset"] = self._offset_of(q, start) + out.pop("cut_bytes")
         return out
+
+    def _offset_of(self, quoted: str, line: int) -> int:
+        """The byte offset where line ``line`` (1-based) of a file starts."""
+        if line == 1:
+            return 0
+        r = self.device.transport.shell(f"head -n {line - 1} {quoted} | wc -c", timeout=60)
+        said = r.text.strip()
+        return int(said) if said.isdigit() else 0
+
+
+def lines_of(data: bytes, start: int, count: int, cap: int) -> dict[str, Any]:
+    """What :meth:`Files.read_lines` answers for ``data`` — the output of ``head -n
+    START+COUNT | tail -n +START``, cut after ``cap + 1`` bytes: ``{"start", "lines",
+    "has_more", "next_line"?}``; whole lines within ``cap`` bytes, or when the first line
+    alone is longer, its first part with ``"cut": True`` and ``cut_bytes`` (how many bytes
+    of it are shown)."""
+    capped = len(data) > cap
+    lines = data[:cap].split(b"\n")
+    rest = lines.pop()  # after the last newline: a last line without one, or a cut one
+    if capped and not lines and data[cap:cap + 1] == b"\n":  # exactly the cap: whole
+        lines, rest = [rest], b""
+    if capped and not lines:  # one line longer than the cap: its first part
+        text, used = _utf8_head(rest)
+        return {"start": start, "lines": [text], "has_more": True, "next_line": start + 1,
+                "cut": True, "cut_bytes": used}
+    if rest and not capped:
+        lines.append(rest)
+    more = capped or len(lines) > count
+    lines = lines[:count]
+    out: dict[str, Any] = {"start": start, "lines": [decode(x) for x in lines],
+                           "has_more": more}
+    if more:
+        out["next_line"] = start + len(lines)
+    return out
+
+
+def _utf8_head(data: bytes) -> tuple[str, int]:
+    """``data`` decoded without the partial character a cut may leave at its end, and how
+    many of its bytes that is."""
+    for drop in range(4):
+        try:
+            return data[:len(data) - drop].decode("utf-8"), len(data) - drop
+        except UnicodeDecodeError as exc:
+            if exc.reason != "unexpected end of data":
+                break  # invalid inside, not cut: decoded as any device text
+    return decode(data), len(data)

@@ -65,7 +65,9 @@ def connect(device: str | None = None, **options: Any) -> Page:
     ``timeout``, ``auth_timeout``, ``on_auth_prompt``, ``key_path``, ``connect_timeout``,
     and for ``"virtual"`` ``scenario`` / ``api_level`` / ``profile``.
     """
-    return Page(open_transport(device, **options))
+    from baremobile.page import phone
+
+    return Page(open_transport(device, start_phone=phone.start, **options))
 
 
 def snapshot(device: str | None = None, **options: Any) -> Snapshot:

@@ -37,14 +37,27 @@ def _loose(s: str) -> str:
     return "".join(c for c in s.casefold() if c.isalnum())
 
 
-def _holds(shown: str, text: str, clear: bool, password: bool) -> bool:
-    """Whether a field showing ``shown`` holds ``text`` typed into it (``clear``: only it)."""
+def _holds(shown: str, text: str, clear: bool, password: bool,
+           before: str | None = None) -> bool:
+    """Whether a field showing ``shown`` holds what typing ``text`` into it should leave:
+    only ``text`` (``clear``), else ``text`` beside what it held (``before``, when known:
+    the field grew by exactly the text)."""
+    grown = None if clear or before is None else len(before) + len(text)
     if password and shown and set(shown) <= {"\u2022", "*", "\u25cf"}:
-        return len(shown) == len(text) if clear else len(shown) >= len(text)
-    if (shown == text) if clear else (text in shown):
+        if clear:
+            return len(shown) == len(text)
+        return len(shown) == grown if grown is not None else len(shown) >= len(text)
+    if clear:
+        if shown == text:
+            return True
+    elif text in shown and (grown is None or len(shown) == grown):
         return True
     a, b = _loose(shown), _loose(text)  # formatting added by the field: (555) 123-4567
-    return bool(b) and ((a == b) if clear else (b in a))
+    if not b:
+        return False
+    if clear:
+        return a == b
+    return b in a and (before is None or len(a) == len(_loose(before)) + len(b))
 
 
 class ActionVerbs(WebVerbs):
@@ -54,6 +67,7 @@ class ActionVerbs(WebVerbs):
     def tap(self, target: Target) -> None:
         """Tap the element (its tap point: visible, and not under another window)."""
         x, y, display, _ = self._touch_point(target)
+        self._sent("tap", [(x, y)])
         self.device.tap(x, y, display=display)
 
     @verb(acts=True)
@@ -61,6 +75,7 @@ class ActionVerbs(WebVerbs):
         """Press and hold (a zero-distance swipe of ``ms`` milliseconds)."""
         ms = number("ms", ms, minimum=1, maximum=60_000)
         x, y, display, _ = self._touch_point(target)
+        self._sent("long_press", [(x, y)], ms=ms)
         self.device.swipe(x, y, x, y, ms, display=display)
 
     @verb(acts=True)
@@ -68,6 +83,7 @@ class ActionVerbs(WebVerbs):
         """Tap screen coordinates."""
         xi = number("x", x, minimum=0, maximum=100_000)
         yi = number("y", y, minimum=0, maximum=100_000)
+        self._sent("tap", [(xi, yi)])
         self.device.tap(xi, yi)
 
     @verb(acts=True)
@@ -75,7 +91,9 @@ class ActionVerbs(WebVerbs):
         """Swipe between two screen points over ``ms`` milliseconds."""
         a, b, c, e = (number(n, v, minimum=0, maximum=100_000)
                       for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)))
-        self.device.swipe(a, b, c, e, number("ms", ms, minimum=1, maximum=60_000))
+        d = number("ms", ms, minimum=1, maximum=60_000)
+        self._sent("swipe", [(a, b), (c, e)], ms=d)
+        self.device.swipe(a, b, c, e, d)
 
     @verb(acts=True)
     def scroll(
@@ -125,16 +143,20 @@ class ActionVerbs(WebVerbs):
             start, end = (cx + half_w, cy), (cx - half_w, cy)
         else:
             start, end = (cx - half_w, cy), (cx + half_w, cy)
+        self._sent("swipe", [start, end], ms=ms)
         self.device.swipe(*start, *end, ms)
 
     @verb(acts=True, secret=("text",))
-    def type(self, target: Target | None, text: str, *, clear: bool = False,
+    def type(self, target: Target | None, text: str, *, clear: bool = True,
              submit: bool = False) -> None:
         """Type ``text`` into a field so that it holds exactly that text.
 
         Taps the field first unless it is focused (``target=None``: whatever field has focus
-        now, without a tap); ``clear=True`` empties it first (any length); ``submit=True``
-        presses Enter afterwards. Raises
+        now, without a tap). What the field held is replaced (any length; a field the
+        snapshot shows empty is not emptied again: nothing extra is sent); ``clear=False``
+        keeps it, and the text goes where the caret is (after a tap, where Android puts it:
+        ``edit_text`` places text at an exact offset). ``submit=True`` presses Enter
+        afterwards. Raises
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
 
@@ -176,15 +198,21 @@ class ActionVerbs(WebVerbs):
                     "opens no text field (it is "
                     + ("checkable" if node.checkable else "not clickable")
                     + "): nothing was sent"))
-        if not field or not node.focused:  # type: ignore[union-attr]
+        if node is None or not field or not node.focused:
             x, y, display, node = self._touch_point(target)
+            self._sent("tap", [(x, y)])
             commands.append(self.device.tap_argv(x, y, display=display))
         what = f"ref {node.ref}" if node is not None else "the target"
         if not field:  # a search bar: does the tap give a text field focus?
             self.device.run_all(commands)
             commands = []
             self._await_editor(what if node is None else f"{what} ({self._words(node)})")
-        if clear:
+        # what the field holds, as the screen shows it now (the target was just resolved
+        # against a fresh read): a field that shows nothing or its hint is empty
+        before = None
+        if field and node is not None and not node.password and self._read_since_acting():
+            before = "" if not node.text or node.text == node.hint else node.text
+        if clear and before != "":
             api = self.device.api_level
             length = 0
             if api < 33:  # the length must be the field's now: focus it, then read it
@@ -197,7 +225,7 @@ class ActionVerbs(WebVerbs):
             commands.append(["input", "keyevent", str(KEYCODES["ENTER"])])
         self.device.run_all(commands)
         self._typed = Typed(node.ref if field and node is not None else None, text, clear,
-                             submit, self.actions + 1)
+                             submit, self.actions + 1, None if clear else before)
 
     def _await_editor(self, what: str) -> None:
         """After tapping something that is not a text field: wait (up to
@@ -273,13 +301,16 @@ class ActionVerbs(WebVerbs):
         if field is None:
             return None
         shown = field.text
-        if _holds(shown, t.text, t.clear, field.password):
+        if shown == field.hint and t.text != field.hint:
+            shown = ""  # the field shows its hint: it is empty
+        if _holds(shown, t.text, t.clear, field.password, t.before):
             return shown
-        empty = not shown or (shown == field.hint and t.text != field.hint)
-        said = "is empty" + (f" (it shows its hint {shown!r})" if shown else "") if empty \
-            else f"shows {shown!r}"
+        empty = not shown
+        said = "is empty" + (f" (it shows its hint {field.text!r})" if field.text else "") \
+            if empty else f"shows {shown!r}"
+        should = "" if t.clear or t.before is None else f" (it held {t.before!r} before)"
         raise TextMismatch(
-            f"typed {t.text!r} into ref {field.ref}, but the field {said}", shown=shown)
+            f"typed {t.text!r} into ref {field.ref}{should}, but the field {said}", shown=shown)
 
     @verb()
     def focused_field(self) -> RefNode | None:

@@ -117,9 +117,10 @@ class AsyncPage:
     def freshness(self, mode: str) -> None:
         self.page.freshness = mode
 
-    def cancel(self) -> bool:
-        """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
-        return self.page.cancel("AsyncPage.cancel()")
+    def cancel(self, reason: str = "AsyncPage.cancel()") -> bool:
+        """Cancel the call running now (see :meth:`Page.cancel`): it raises
+        :class:`~baremobile.errors.Cancelled` saying ``reason``; queued calls stay."""
+        return self.page.cancel(reason)
 
     async def close(self) -> None:
         """Close the page: a call still running is cancelled, queued ones then answer
@@ -247,7 +248,8 @@ class AsyncPage:
         stop_app: bool = True,
     ) -> dict[str, dict[str, Any]]:
         """Remove every key of ``package``'s ``shared_prefs/FILE.xml`` (an empty map stays).
-        Returns the preferences read back (none).
+        The old file is not read, so this also repairs one no other verb can read
+        (``INVALID_PREFERENCES``). Returns the preferences read back (none).
         """
         return await self._run(
             lambda: self.page.clear_preferences(package, file, stop_app=stop_app),
@@ -414,9 +416,11 @@ class AsyncPage:
         )
 
     async def read_file(self, path: str, *, offset: int = 0, max_bytes: int = 20000) -> FilePart:
-        """At most ``max_bytes`` of a device file from byte ``offset`` on, without moving the
-        rest of the file (Android 9+: only those bytes cross the wire). Directories, FIFOs
-        and sockets are refused (reading a FIFO could wait for ever).
+        """At most ``max_bytes`` (up to :data:`~baremobile.device.files.MAX_READ`,
+        1,000,000: the cap of every read) of a device file from byte ``offset`` on, without
+        moving the rest of the file (Android 9+: only those bytes cross the wire; for a
+        whole file, :meth:`pull_into`). Directories, FIFOs and sockets are refused (reading
+        a FIFO could wait for ever).
         """
         return await self._run(
             lambda: self.page.read_file(path, offset=offset, max_bytes=max_bytes),
@@ -449,7 +453,10 @@ class AsyncPage:
 
     async def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
         """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
-        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``.
+        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}`` —
+        at most :data:`~baremobile.device.files.MAX_READ` bytes of them, as a byte read. A
+        line longer than that comes cut (``"cut": True``; ``next_offset``: where its rest
+        starts, for :meth:`read_file`).
         """
         return await self._run(
             lambda: self.page.read_lines(path, start=start, count=count),
@@ -661,14 +668,17 @@ class AsyncPage:
         target: Target | None,
         text: str,
         *,
-        clear: bool = False,
+        clear: bool = True,
         submit: bool = False,
     ) -> None:
         """Type ``text`` into a field so that it holds exactly that text.
 
         Taps the field first unless it is focused (``target=None``: whatever field has focus
-        now, without a tap); ``clear=True`` empties it first (any length); ``submit=True``
-        presses Enter afterwards. Raises
+        now, without a tap). What the field held is replaced (any length; a field the
+        snapshot shows empty is not emptied again: nothing extra is sent); ``clear=False``
+        keeps it, and the text goes where the caret is (after a tap, where Android puts it:
+        ``edit_text`` places text at an exact offset). ``submit=True`` presses Enter
+        afterwards. Raises
         :class:`~baremobile.errors.UnsupportedText` (naming the characters) before
         anything is typed if ``input text`` cannot type some of it.
 

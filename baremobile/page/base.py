@@ -28,6 +28,7 @@ declared here, typed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -238,6 +239,14 @@ class PageBase:
                         self._step = None
                         self._tell("step_ended", step)
 
+    def _sent(self, kind: str, points: Any, **more: Any) -> None:
+        """Tell the outermost verb's observers what it sends to the screen now (a touch:
+        ``kind``, its ``points`` and ``ms``, ``scale`` or ``paths``; :attr:`Step.sent`):
+        a recording keeps the point a tap went to, not only the element."""
+        step = self._step
+        if step is not None:
+            step.sent.append({"kind": kind, "points": [list(p) for p in points], **more})
+
     def _tell(self, what: str, step: Step) -> None:
         for observer in list(self._observers):
             with contextlib.suppress(Exception):  # an observer never breaks a verb
@@ -447,12 +456,19 @@ class PageBase:
         return (self._last is not None and not self.trust_refs
                 and self._snapshot_actions != self.actions)
 
+    def _read_since_acting(self) -> bool:
+        """Whether the screen was read after the last verb that may have changed it (the
+        last snapshot, or a re-read for a target): what it shows is the screen now, even
+        where refs are trusted."""
+        return (self._last is not None and self._snapshot_actions == self.actions) or \
+            (self._now is not None and self._now[0] == self.actions)
+
     def _refresh(self) -> Snapshot:
         """The screen read again for the caller (``find`` when stale): one dump, web pages
         merged as the last snapshot did; it becomes :attr:`last_snapshot` (refs keep their
         numbers). Not an observation: ``diff=True`` snapshots are still taken against what
         the caller was shown."""
-        return cast(Snapshot, self.snapshot(web=self._web))
+        return self.snapshot(web=self._web)
 
     def _screen(self) -> Snapshot:
         """The screen targets are resolved against: the last snapshot while it shows the
@@ -538,7 +554,13 @@ class PageBase:
                     ref = snap.refs[n.ref]
                     return ref.center, ref.bounds, ref
                 vis = n.vis or (0, 0, 0, 0)
-                return ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2), vis, None
+                point = ((vis[0] + vis[2]) // 2, (vis[1] + vis[3]) // 2)
+                if self._step is not None and self._step.target is None:
+                    # what the selector matched, though it has no ref (ref 0): traces
+                    # show and replay the element, not just a point
+                    self._step.target = dataclasses.replace(RefNode.from_node(n),
+                                                            ref=0, center=point)
+                return point, vis, None
             raise refused(RefNotFound(
                 f"nothing on screen matches {sel}",
                 hint="take a snapshot and check the element's text, desc or id",

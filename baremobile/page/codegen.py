@@ -139,9 +139,10 @@ class AsyncPage:
     def freshness(self, mode: str) -> None:
         self.page.freshness = mode
 
-    def cancel(self) -> bool:
-        """Cancel the call running now (see :meth:`Page.cancel`); queued calls stay."""
-        return self.page.cancel("AsyncPage.cancel()")
+    def cancel(self, reason: str = "AsyncPage.cancel()") -> bool:
+        """Cancel the call running now (see :meth:`Page.cancel`): it raises
+        :class:`~baremobile.errors.Cancelled` saying ``reason``; queued calls stay."""
+        return self.page.cancel(reason)
 
     async def close(self) -> None:
         """Close the page: a call still running is cancelled, queued ones then answer

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from baremobile.android.shell_words import number
 from baremobile.device.files import FilePart
 from baremobile.errors import InvalidArgument, RefNotFound
 from baremobile.localfiles import bytes_of
@@ -55,11 +54,11 @@ class FileVerbs(PageBase):
 
     @verb()
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = 20_000) -> FilePart:
-        """At most ``max_bytes`` of a device file from byte ``offset`` on, without moving the
-        rest of the file (Android 9+: only those bytes cross the wire). Directories, FIFOs
-        and sockets are refused (reading a FIFO could wait for ever)."""
-        offset = number("offset", offset, minimum=0)
-        max_bytes = number("max_bytes", max_bytes, minimum=1, maximum=64 * 1024 * 1024)
+        """At most ``max_bytes`` (up to :data:`~baremobile.device.files.MAX_READ`,
+        1,000,000: the cap of every read) of a device file from byte ``offset`` on, without
+        moving the rest of the file (Android 9+: only those bytes cross the wire; for a
+        whole file, :meth:`pull_into`). Directories, FIFOs and sockets are refused (reading
+        a FIFO could wait for ever)."""
         return self._files.read_part(path, offset, max_bytes)
 
     @verb()
@@ -83,7 +82,10 @@ class FileVerbs(PageBase):
     @verb()
     def read_lines(self, path: str, *, start: int = 1, count: int = 200) -> dict[str, Any]:
         """Lines ``start`` … ``start + count - 1`` (1-based) of a device text file, only
-        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}``."""
+        those crossing the wire: ``{"path", "start", "lines", "has_more", "next_line"?}`` —
+        at most :data:`~baremobile.device.files.MAX_READ` bytes of them, as a byte read. A
+        line longer than that comes cut (``"cut": True``; ``next_offset``: where its rest
+        starts, for :meth:`read_file`)."""
         return self._files.read_lines(path, start, count)
 
     @verb(secret=("old", "new"))

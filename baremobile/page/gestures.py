@@ -47,6 +47,7 @@ class GestureVerbs(PageBase):
         detection (second touch-down 40–300 ms after the first lift). Returns the route
         used and the interval range its timing model gives."""
         x, y, display = self._xy(target, "double_tap")
+        self._sent("double_tap", [(x, y)])
         return self._touch_engine().double_tap(x, y, display=display)
 
     @verb(acts=True)
@@ -56,6 +57,7 @@ class GestureVerbs(PageBase):
         ms = number("ms", ms, minimum=1, maximum=60_000)
         x1, y1, display = self._xy(source, "drag start")
         x2, y2, _ = self._xy(dest, "drag end", enabled=False)
+        self._sent("drag", [(x1, y1), (x2, y2)], ms=ms)
         route = self._touch_engine().drag(x1, y1, x2, y2, ms, display=display)
         return {"route": route, "from": [x1, y1], "to": [x2, y2]}
 
@@ -77,6 +79,7 @@ class GestureVerbs(PageBase):
             (x, y), bounds, _node = self._target(target)
         plan = pinch_plan(x, y, scale, screen.width, screen.height, bounds=bounds,
                           duration_ms=ms)
+        self._sent("pinch", [(x, y)], scale=scale, ms=ms)
         route = engine.play(plan, screen)
         a, b = plan.strokes
         return {"route": route, "center": [x, y], "scale": scale,
@@ -95,6 +98,8 @@ class GestureVerbs(PageBase):
         engine = self._touch_engine()
         screen = engine.screen()
         plan = paths_plan(paths, screen.width, screen.height)  # validated first
+        self._sent("gesture", [], paths=[[[round(t, 3), round(px, 2), round(py, 2)]
+                                          for t, px, py in s.points] for s in plan.strokes])
         if len(plan.strokes) == 1 and len(plan.strokes[0].points) == 2:
             (t0, x1, y1), (t1, x2, y2) = plan.strokes[0].points
             self.device.swipe(round(x1), round(y1), round(x2), round(y2),

@@ -63,17 +63,25 @@ class PrefsVerbs(PageBase):
     def clear_preferences(self, package: str, file: str, *,
                           stop_app: bool = True) -> dict[str, dict[str, Any]]:
         """Remove every key of ``package``'s ``shared_prefs/FILE.xml`` (an empty map stays).
-        Returns the preferences read back (none)."""
-        return self._edit(package, file, stop_app, lambda entries: [])
+        The old file is not read, so this also repairs one no other verb can read
+        (``INVALID_PREFERENCES``). Returns the preferences read back (none)."""
+        package = validate_package(package)
+        prefs.check_file_name(file)
+        return self._write(package, file, stop_app, [])
 
     def _edit(self, package: str, file: str, stop_app: bool,
               change: Any) -> dict[str, dict[str, Any]]:
         package = validate_package(package)
+        prefs.check_file_name(file)
         change([])  # the arguments are checked before anything is sent
         entries = prefs.parse(self._prefs.read(package, file))
-        new = change(entries)
+        return self._write(package, file, stop_app, change(entries))
+
+    def _write(self, package: str, file: str, stop_app: bool,
+               entries: list[prefs.Entry]) -> dict[str, dict[str, Any]]:
+        text = prefs.render(entries)  # refuses what would not read back, before the app stops
         if stop_app:
             self.device.force_stop(package)
-        self._prefs.write(package, file, prefs.render(new))
+        self._prefs.write(package, file, text)
         return {e.name: _as_data(e) for e in prefs.parse(
             self._prefs.read(package, file))}

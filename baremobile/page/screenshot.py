@@ -12,20 +12,85 @@ from __future__ import annotations
 import io
 import os
 import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from baremobile.android.png import png_problem
-from baremobile.errors import InvalidArgument, MissingDependency
+from baremobile.errors import CommandFailed, InvalidArgument, MissingDependency
 from baremobile.localfiles import write_atomically
 
-__all__ = ["FORMATS", "Image", "Screenshot", "encode_png", "have_pillow"]
+__all__ = ["FORMATS", "MAX_PIXELS", "Image", "Screenshot", "decode_png", "encode_png",
+           "have_pillow", "shrink_png"]
 
 #: format name → MIME type
 FORMATS = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
-#: the largest screenshot decoded for re-encoding (width x height): far past any screen
+#: the largest image decoded (width x height): far past any phone or tablet screen, and
+#: 75 MB as RGB. Every decode of a device's PNG goes through :func:`decode_png`, which
+#: refuses a larger one before decoding anything (re-encoding, the trace's screenshots,
+#: the drawing tools)
 MAX_PIXELS = 25_000_000
+
+
+def decode_png(png: bytes, pil: Any = None) -> Any:
+    """The one gate before a device's PNG is decoded: a Pillow image of ``png`` (opened,
+    not yet converted), or a typed error — ``CommandFailed`` (the device's fault) when it
+    is not a whole PNG, is empty (0x0), is larger than :data:`MAX_PIXELS` (refused from its
+    header, before decoding) or cannot be decoded. ``pil`` is ``PIL.Image`` (imported here
+    when not given: ``MISSING_DEPENDENCY`` without Pillow)."""
+    problem = png_problem(png)
+    if problem is not None:
+        raise CommandFailed(f"the device's screenshot is not a whole PNG: {problem}",
+                            hint="take the screenshot again")
+    width, height = struct.unpack(">II", bytes(png[16:24]))
+    if width * height > MAX_PIXELS:
+        raise CommandFailed(f"the device's screenshot is {width}x{height} pixels, more than "
+                            f"is decoded ({MAX_PIXELS // 1_000_000} megapixels)",
+                            hint="ask for the PNG as it is (format png, no max_side)")
+    if pil is None:
+        try:
+            from PIL import Image as pil
+        except ImportError:
+            raise MissingDependency("decoding a screenshot needs Pillow, which is not installed",
+                                    hint="pip install 'baremobile[vision]'") from None
+    try:
+        img = pil.open(io.BytesIO(png), formats=["PNG"])
+        img.load()
+    except (OSError, ValueError, SyntaxError, EOFError, zlib.error,
+            pil.DecompressionBombError) as exc:
+        raise CommandFailed(f"the device's screenshot cannot be decoded: "
+                            f"{type(exc).__name__}: {exc}"[:300],
+                            hint="take the screenshot again") from None
+    if img.size != (width, height):  # pragma: no cover - Pillow read another header
+        raise CommandFailed("the device's screenshot cannot be decoded: its header lies",
+                            hint="take the screenshot again")
+    return img
+
+
+def shrink_png(png: bytes, width: int) -> tuple[bytes, list[int], float]:
+    """(PNG, its size ``[w, h]``, the scale it is kept at): ``png`` reduced by a whole
+    factor to at most ``width`` pixels wide when Pillow is installed (through
+    :func:`decode_png`: a PNG it refuses raises), else as it came."""
+    problem = png_problem(png)
+    if problem is not None:
+        raise CommandFailed(f"the device's screenshot is not a whole PNG: {problem}")
+    w, h = struct.unpack(">II", bytes(png[16:24]))
+    try:
+        from PIL import Image as pil
+    except ImportError:
+        return bytes(png), [w, h], 1.0
+    if w <= width:
+        return bytes(png), [w, h], 1.0
+    img = decode_png(png, pil)
+    factor = -(-w // width)  # a whole factor: box reduction, the fast way
+    try:
+        small = img.convert("RGB").reduce(factor)
+        out = io.BytesIO()
+        small.save(out, "PNG")
+    except (OSError, ValueError) as exc:  # pragma: no cover - decoded above
+        raise CommandFailed(f"the device's screenshot cannot be decoded: {exc}") from None
+    return out.getvalue(), [w, h], round(small.width / w, 6)
 
 
 def have_pillow() -> bool:
@@ -101,12 +166,7 @@ def encode_png(png: bytes, format: str = "png", *, quality: int | None = None,  
             "not installed: only the device's PNG at full size is available",
             hint="pip install 'baremobile[vision]', or ask for format png without max_side",
         ) from None
-    if width * height > MAX_PIXELS:
-        raise InvalidArgument(f"the screenshot is {width}x{height} pixels, more than is "
-                              f"re-encoded ({MAX_PIXELS // 1_000_000} megapixels)",
-                              hint="ask for format png without max_side")
-    img: Any = PILImage.open(io.BytesIO(png), formats=["PNG"])
-    img = img.convert("RGB")
+    img: Any = decode_png(png, PILImage).convert("RGB")  # the one gate
     if target != (width, height):
         img = img.resize(target, PILImage.Resampling.LANCZOS)
     buf = io.BytesIO()

@@ -7,10 +7,10 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from baremobile.errors import InvalidArgument, register_verb
+from baremobile.errors import BaremobileError, InvalidArgument, register_verb
 from baremobile.snapshot import RefNode, Snapshot
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ __all__ = ["Step", "StepObserver", "Typed", "VerbFacts", "facts", "refused", "se
            "sent_nothing", "verb"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-E = TypeVar("E", bound=BaseException)
+E = TypeVar("E", bound=BaremobileError)
 
 
 @dataclass
@@ -38,8 +38,14 @@ class Step:
     seconds: float = 0.0  #: how long it took (set when it ends)
     result: Any = None
     error: BaseException | None = None
-    #: the element the call's ref or selector resolved to (set by target resolution)
+    #: the element the call's ref or selector resolved to (set by target resolution; a
+    #: selector that matched an element without a ref gives it with ``ref`` 0)
     target: RefNode | None = None
+    #: what the verb sent to the screen, in order (:meth:`PageBase._sent`): ``{"kind":
+    #: "tap" | "long_press" | "double_tap" | "swipe" | "drag" | "pinch" | "gesture",
+    #: "points": [[x, y], …], "ms", "scale", "paths"}`` — what a recording keeps so a
+    #: replay can be matched against it
+    sent: list[dict[str, Any]] = field(default_factory=list)
 
 
 class StepObserver(Protocol):
@@ -54,7 +60,7 @@ def refused(exc: E) -> E:
     """Mark an error raised before the verb sent anything (a ref that cannot be acted on, a
     disabled element): the verb did not change the screen, so it does not make the last
     snapshot stale (:attr:`PageBase.actions` does not count it)."""
-    exc.nothing_sent = True  # type: ignore[attr-defined]
+    exc.nothing_sent = True
     return exc
 
 
@@ -150,6 +156,7 @@ def verb(*, acts: bool = False, secret: tuple[str, ...] = (),
                         frame.step.result = result
                 return result
 
+        # the function's own attribute (what facts() and the codegen read): no type has it
         run.__baremobile_verb__ = known  # type: ignore[attr-defined]
         return cast(F, run)
 
@@ -165,6 +172,8 @@ class Typed:
     clear: bool
     submit: bool
     at: int  #: :attr:`~PageBase.actions` right after it
+    #: what the field held before, when it was kept (``clear=False``) and known
+    before: str | None = None
 
 
 @dataclass(frozen=True)

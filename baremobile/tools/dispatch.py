@@ -35,10 +35,12 @@ from baremobile.safetext import clean, problem
 from baremobile.timeouts import CallTime, call_time
 from baremobile.tools import hostfiles, render
 from baremobile.tools import spec as _spec
+from baremobile.tools.aliases import Alias, resolve
 from baremobile.tools.pages import OnePage
 from baremobile.tools.redact import redacted, scrub, secrets_of
 from baremobile.tools.render import TEXT_PAYLOADS, image_bytes, to_anthropic, to_text
 from baremobile.tools.session import Options, Session, files_root
+from baremobile.tools.table import ALIASES
 from baremobile.tools.validate import validate
 from baremobile.trace.record import tool_call
 
@@ -64,6 +66,7 @@ ERROR_CODES: dict[str, tuple[str, str]] = {
     "UNKNOWN_TOOL": ("INVALID_ARGUMENT", "no such tool, or its group is not enabled"),
     "NOT_ALLOWED": ("INVALID_ARGUMENT", "the operator has not allowed it (host files, "
                                         "scenario files, devices outside the allow-list)"),
+    "RESOURCE_NOT_FOUND": ("INVALID_ARGUMENT", "a resource URI no door serves"),
     "REF_NOT_FOUND": ("REF_NOT_FOUND", "a ref not in the latest snapshot, or nothing "
                                        "matches the selector"),
     "REF_COVERED": ("REF_NOT_FOUND", "the element lies under the keyboard or a dialog: "
@@ -259,6 +262,7 @@ class _Ctx:
     groups: Any = ()
     prefix: str = ""
     door: str = "tools"
+    vocabulary: str | None = None  #: whose tool words the door speaks (their results)
 
     @property
     def page(self) -> Any:
@@ -275,7 +279,7 @@ class _Ctx:
         """One step of a batch (``execute``), on this call's device, under the lock this
         call already holds: ``(tool name, result)``; raises the step's error. A step that
         waits gets at most ``time_left`` seconds."""
-        tool = _lookup(name, self.groups, self.prefix)
+        tool, arguments, alias = _lookup(name, self.groups, self.prefix, arguments)
         if tool.calls_in is not None or not tool.needs_device:
             raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
                                   hint="steps are tools acting on the batch's device")
@@ -289,7 +293,10 @@ class _Ctx:
         time = time_of(tool, args, self.options)
         if time_left is not None and time.wait is not None:
             time = CallTime(max(0.0, min(time.wait, time_left)), time.floor)
-        return tool.name, tool.run(dataclasses.replace(self, time=time), args)
+        result = tool.run(dataclasses.replace(self, time=time), args)
+        if alias is not None:
+            result = alias.answer(result, arguments, self.vocabulary)
+        return tool.name, result
 
 
 def time_of(tool: _spec.ToolSpec, arguments: Mapping[str, Any] | None,
@@ -300,11 +307,19 @@ def time_of(tool: _spec.ToolSpec, arguments: Mapping[str, Any] | None,
                      observe=options.observe, settle=options.settle)
 
 
-def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
+def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None
+            ) -> tuple[_spec.ToolSpec, Any, Alias | None]:
+    """The row a call of ``name`` runs, its arguments in our terms (another system's words
+    taken: :mod:`baremobile.tools.aliases`), and the alias it came through."""
     if not isinstance(name, str):
         raise InvalidArgument(f"a tool name is a string, not {name!r}")
     # with a prefix, only prefixed names exist
     bare = "" if prefix and not name.startswith(prefix) else name[len(prefix):]
+    alias = None
+    if isinstance(arguments, Mapping):
+        found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES)
+        if found is not None:
+            bare, arguments, alias = found.name, found.args, found.alias
     tool = _spec.get(bare)
     enabled = _spec.select(groups)
     if tool is None or tool not in enabled:
@@ -321,7 +336,11 @@ def _lookup(name: Any, groups: Any, prefix: str) -> _spec.ToolSpec:
         )
         err.code = "UNKNOWN_TOOL"
         raise err
-    return tool
+    return tool, arguments, alias
+
+
+_BY_NAME = {t.name: t for t in _spec.TOOLS}
+_ALIASES = ALIASES
 
 
 def call(
@@ -336,6 +355,7 @@ def call(
     max_chars: int | None = None,
     files_dir: str | os.PathLike[str] | None = None,
     door: str = "tools",
+    vocabulary: str | None = None,
 ) -> dict[str, Any]:
     """Run tool ``name`` with ``arguments`` on ``target`` (a Page or a :class:`Session`).
 
@@ -349,9 +369,11 @@ def call(
     applies (off). ``files_dir`` is the one host directory ``push_file`` / ``pull_file`` /
     ``install_app`` may use (default: the session's, None — those tools are refused).
     ``door`` is whose words an error's hint uses (``tools``, ``cli``, ``python``,
-    ``daemon``). Never raises for a tool's failure: errors come back as
-    ``{"ok": false, "error": {code, message, hint, category}}``, never quoting an argument
-    the tool's verb marks secret.
+    ``daemon``). Another system's tool names and argument shapes are taken
+    (:mod:`baremobile.tools.aliases`: clawperator's ``click``, AutoMobile's ``tapOn`` …);
+    ``vocabulary`` names the system whose result shapes the door answers in. Never raises
+    for a tool's failure: errors come back as ``{"ok": false, "error": {code, message,
+    hint, category}}``, never quoting an argument the tool's verb marks secret.
     """
     shown = shown_name(name)
     session: Session | None = None
@@ -359,26 +381,26 @@ def call(
     secrets = list(secrets_of(name, arguments, prefix))
     try:
         session = session_for(target)
-        tool = _lookup(name, groups, prefix)
-        args = validate(arguments, tool.parameters())
+        tool, theirs, alias = _lookup(name, groups, prefix,
+                                      arguments if arguments is not None else {})
+        args = validate(theirs, tool.parameters())
         options = session.options
         if observe is not None and not (isinstance(observe, bool) or observe == "diff"):
             raise InvalidArgument(f"observe must be True, False or 'diff', not {observe!r}")
-        overrides = {k: v for k, v in (("observe", observe), ("settle", settle),
-                                       ("max_chars", max_chars)) if v is not None}
-        if overrides:
-            options = dataclasses.replace(options, **overrides)
+        options = options.overridden(observe=observe, settle=settle, max_chars=max_chars)
         root = files_root(files_dir) if files_dir is not None else session.files_dir
         for key in tool.host_paths:  # refused before any device is reached
             hostfiles.resolve(root, args[key])
         device = args.pop("device", None) if tool.needs_device else None
         ctx = _Ctx(session, options, device, time_of(tool, args, options), root,
-                   groups=groups, prefix=prefix, door=door)
+                   groups=groups, prefix=prefix, door=door, vocabulary=vocabulary)
         if not tool.needs_device:
             result = tool.run(ctx, args)
         else:
             page = ctx.page
-            with session.acting(page), tool_call(tool.name, args):  # traces name the tool
+            # traces name the tool, its arguments as a log shows them (the verb's own record
+            # keeps what the tracing keeps: typed text with typed_text=True)
+            with session.acting(page), tool_call(tool.name, redacted(tool.name, args)):
                 result = tool.run(ctx, args)
                 if tool.acts and options.observe:
                     if options.settle > 0:
@@ -391,11 +413,13 @@ def call(
                         except BaremobileError as exc:
                             # the observation comes with the error: the model is shown it
                             # (later diffs are taken against it)
-                            exc.data = {k: v for k, v in result.items()  # type: ignore[attr-defined]
-                                        if k != "done"}
+                            exc.data = {k: v for k, v in result.items() if k != "done"}
                             raise
             result = {"device": page.serial, **result}
-        return answerable({"ok": True, "tool": tool.name, **result}, shown)
+        answer = {"ok": True, "tool": tool.name, **result}
+        if alias is not None:
+            answer = alias.answer(answer, dict(arguments or {}), vocabulary)
+        return answerable(answer, shown)
     except BaremobileError as exc:
         log.info("%s failed: %s %s", shown, exc.code, scrub(exc.message, secrets))
         if isinstance(exc, PageClosed) and session is not None and ctx is not None \

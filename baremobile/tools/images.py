@@ -14,11 +14,11 @@ import re
 import string
 from typing import Any
 
-from baremobile.errors import CommandFailed, InvalidArgument, MissingDependency
+from baremobile.errors import InvalidArgument, MissingDependency
 from baremobile.page.screenshot import Image, encode_png, have_pillow
 
 __all__ = [
-    "DEFAULT_FORMAT", "DEFAULT_MAX_SIDE", "DEFAULT_QUALITY", "IMAGE_PARAMS", "MAX_PIXELS",
+    "DEFAULT_FORMAT", "DEFAULT_MAX_SIDE", "DEFAULT_QUALITY", "IMAGE_PARAMS",
     "annotate_refs", "draw_grid", "encoded", "grid_cell_center", "image_result",
 ]
 
@@ -87,7 +87,7 @@ def _pil() -> Any:
 
 def grid_cell_center(cell: str, rows: int, cols: int, width: int, height: int) -> tuple[int, int]:
     """The screen point at the center of grid cell ``cell`` (``"C4"``: column C, row 4)."""
-    m = re.match(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$", cell or "")
+    m = re.match(r"^\s*([A-Za-z])\s*(\d{1,2})\s*\Z", cell or "")
     if not m:
         raise InvalidArgument(f"{cell!r} is not a grid cell",
                               hint="cells are a column letter and a row number, e.g. 'C4'")
@@ -106,29 +106,12 @@ def _font(ImageFont: Any, size: int) -> Any:
         return ImageFont.load_default()
 
 
-#: The largest screenshot the drawing tools decode (width x height): 25 megapixels is far
-#: past any phone or tablet screen and 75 MB as RGB; a larger PNG is refused unread.
-MAX_PIXELS = 25_000_000
-
-
 def _open_png(Image: Any, png: bytes) -> Any:
-    """The device's PNG opened for drawing, refused before decoding when it is huge."""
-    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-        raise CommandFailed("the device's screenshot is not a PNG",
-                            hint="take the screenshot again")
-    w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    if w * h > MAX_PIXELS:
-        raise CommandFailed(f"the device's screenshot is {w}x{h} pixels, more than this tool "
-                            f"decodes ({MAX_PIXELS // 1_000_000} megapixels)",
-                            hint="use screenshot (which does not decode the image) instead")
-    try:
-        img = Image.open(io.BytesIO(png), formats=["PNG"])
-        if img.size[0] * img.size[1] > MAX_PIXELS:  # pragma: no cover - IHDR said otherwise
-            raise CommandFailed("the device's screenshot is too large to decode")
-        return img.convert("RGB")
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise CommandFailed(f"the device's screenshot cannot be decoded: {exc}",
-                            hint="take the screenshot again") from None
+    """The device's PNG opened for drawing, through the one image gate (refused before
+    decoding when it is huge, typed when it is damaged: ``page.screenshot.decode_png``)."""
+    from baremobile.page.screenshot import decode_png
+
+    return decode_png(png, Image).convert("RGB")
 
 
 def _encode(img: Any) -> bytes:

@@ -17,10 +17,9 @@ from baremobile.timeouts import MAX_WAIT_S
 
 __all__ = ["PARAMS", "SELECTOR", "SELECTOR_ALIASES", "TARGET", "POINT", "p", "selector"]
 
-#: clawperator's camelCase spellings of selector fields (accepted, not advertised; the
-#: Selector takes more: :data:`baremobile.page.selector.ALIASES`)
-SELECTOR_ALIASES = {alias: ALIASES[alias] for alias in ("textContains", "descContains",
-                                                        "resourceId")}
+#: other spellings of selector fields — clawperator's camelCase keys and matcher names,
+#: Android's (accepted, not advertised: :data:`baremobile.page.selector.ALIASES`)
+SELECTOR_ALIASES = dict(ALIASES)
 
 #: the selector's fields as a model reads them (``find``'s description says what each is)
 _FIELDS: dict[str, dict[str, Any]] = {

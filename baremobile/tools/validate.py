@@ -48,7 +48,7 @@ ANNOTATIONS = frozenset({"description", "title", "default", "examples", "x-shown
 #: how deep tool arguments may nest (the deepest schema, ``execute``'s steps, needs 5)
 MAX_ARGUMENT_DEPTH = 32
 
-_INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*$")
+_INT_STRING = re.compile(r"^\s*-?\d{1,15}\s*\Z")
 #: no parameter takes an integer this large (refs, pixels, counts, milliseconds)
 _INT_LIMIT = 2 ** 63
 

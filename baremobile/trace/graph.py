@@ -12,8 +12,10 @@ daemon's ``ide/getNavigationGraph`` returns::
 
 A node is a screen up to what changes by itself: two dumps whose snapshots differ only in
 the status bar (the clock, the battery) are one node. An edge joins the screen an action
-was taken on to the screen read next (an action taken twice in a row without a look in
-between leads to an unknown screen: it gets no edge).
+was taken on — for a step that read the screen itself first (``type`` reading its field,
+a ref read again), that screen — to the screen read next (:mod:`.timeline`; an action
+taken twice in a row without a look in between leads to an unknown screen: it gets no
+edge).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from baremobile.snapshot import from_xml
 from baremobile.trace.format import Trace, call_text
+from baremobile.trace.timeline import moves
 
 __all__ = ["navigation_graph"]
 
@@ -95,11 +98,12 @@ def navigation_graph(trace: Trace) -> dict[str, Any]:
         current = node(trace.meta["end_dump"], None) or current
     ids = {key: n["id"] for key, n in nodes.items()}
     edges: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for step, after in trace.transitions():
-        if step.get("error") is not None or not after:
+    for move in moves(trace):
+        step = move.step
+        if step.get("error") is not None or not move.after or not move.before:
             continue
-        a = by_dump.get(step.get("before") or "")
-        b = by_dump.get(after)
+        a = by_dump.get(move.before)
+        b = by_dump.get(move.after)
         if a is None or b is None:
             continue
         action = call_text(step)
@@ -107,6 +111,7 @@ def navigation_graph(trace: Trace) -> dict[str, Any]:
         e = edges.setdefault(key, {"from": ids[a], "to": ids[b], "action": action,
                                    "verb": step.get("verb"), "count": 0, "steps": []})
         e["count"] += 1
-        e["steps"].append(step["n"])
+        if step["n"] not in e["steps"]:
+            e["steps"].append(step["n"])
     return {"start": start or (next(iter(ids.values()), None)), "current": current,
             "nodes": list(nodes.values()), "edges": list(edges.values())}

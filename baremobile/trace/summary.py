@@ -38,30 +38,46 @@ def _result(step: dict[str, Any]) -> str:
     return "→ " + (text if len(text) <= 70 else text[:69] + "…")
 
 
+def _when(started: float | None) -> str:
+    try:
+        return datetime.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M:%S") \
+            if started else "?"
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds
+        return "?"
+
+
 def summary(trace: Trace) -> str:
     """The trace as text (see the module's docs)."""
     m = trace.meta
-    started = m.get("started") or (trace.steps[0]["started"] if trace.steps else 0)
-    ended = m.get("ended") or (trace.steps[-1]["started"] + trace.steps[-1]["seconds"]
-                               if trace.steps else started)
-    when = datetime.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M:%S") \
-        if started else "?"
+    steps = trace.steps
+    first = next((s["started"] for s in steps if s["started"] is not None), None)
+    started = m.get("started") or first or 0.0
+    last = steps[-1] if steps else None
+    ended = m.get("ended") or ((last["started"] or started) + last["seconds"]
+                               if last is not None else started)
     state = "complete" if trace.complete else \
         "INCOMPLETE: the recording was not stopped (a crash?); these are the steps written"
     out = [
-        f"trace {trace.path.name}: {len(trace.steps)} steps in {ended - started:.2f} s, "
-        f"recorded {when} ({state})",
-        f"device {m.get('serial', '?')} via {m.get('transport') or '?'}, Android API "
-        f"{m.get('api_level') or '?'}; door: {m.get('door', '?')}"
+        f"trace {trace.path.name}: {len(steps)} steps in {ended - started:.2f} s, "
+        f"recorded {_when(started)} ({state})",
+        f"device {m.get('serial') or '?'} via {m.get('transport') or '?'}, Android API "
+        f"{m.get('api_level') or '?'}; door: {m.get('door') or '?'}"
         + (f"; {m['title']}" if m.get("title") else ""),
     ]
     outcome = m.get("outcome")
-    if isinstance(outcome, dict) and outcome:
-        out.append("outcome: " + "; ".join(f"{k}: {v}" for k, v in outcome.items()))
+    if outcome:
+        out.append(f"outcome: {outcome.get('test') or 'the run'} "
+                   + ("FAILED" if outcome.get("failed") else "passed")
+                   + (f": {outcome['error']}" if outcome.get("error") else ""))
+        if outcome.get("file") and outcome.get("line") is not None:
+            out.append(f"  at {outcome['file']}:{outcome['line']}")
+        for number, line in outcome.get("source") or []:
+            mark = ">" if number == outcome.get("line") else " "
+            out.append(f"  {mark}{number:5d}  {line}")
     out.append("")
-    for s in trace.steps:
-        at = s.get("started", started) - started
-        ms = s.get("seconds", 0) * 1000
+    for s in steps:
+        at = (s["started"] - started) if s["started"] is not None else 0.0
+        ms = s["seconds"] * 1000
         shot = " [screenshot]" if (s.get("screenshot") or {}).get("file") else ""
         out.append(f"{s['n']:>4}  +{at:7.2f}s {ms:7.0f} ms  {call_text(s)}  {_result(s)}"
                    f"{shot}")
@@ -71,4 +87,7 @@ def summary(trace: Trace) -> str:
         out += ["", f"failing step: #{failed['n']} {call_text(failed)}: "
                 f"{err.get('code') or err.get('type')}: {err.get('message')}"
                 + (f" (hint: {err['hint']})" if err.get("hint") else "")]
+    elif outcome and outcome.get("failed"):
+        out += ["", f"failing step: the test's own check after step "
+                f"#{steps[-1]['n'] if steps else 0}: {outcome.get('error') or 'failed'}"]
     return "\n".join(out)

@@ -1,23 +1,39 @@
-"""A trace as one self-contained HTML page (``baremobile trace show TRACE``).
+"""A trace as one self-contained HTML page (``baremobile trace show TRACE``), laid out as
+Playwright's trace viewer is.
 
-No server, no network: the CSS and the few lines of script are inline, screenshots are
-``data:`` URIs, so the file opens from ``file://`` in any current browser and can be
-attached to a bug report as it is. The page holds:
+* a **filmstrip** of the screenshots along the session's time, and an **action list** —
+  each step's call, when it started and how long it took, failures in red;
+* per step, **before and after**: the screenshot with the element it acted on outlined and
+  the points it sent marked (a tap's point, a swipe's path, a pinch's centre, a gesture's
+  fingers), and the snapshot text (before: the one its ref came from, the ref's line
+  marked; after: the screen it led to), with the diff between them;
+* per step, its **call** (arguments, the element, what it sent, door, tool, timings), its
+  **error** and the **device log** lines logged while it ran;
+* the **failing step** marked and shown first — a baremobile error, or the test's own
+  assertion with its message and the test's source lines (what the pytest plugin records);
+* **search** across steps (calls, results, errors, snapshot texts, log lines), and the
+  **navigation graph**.
 
-* a **timeline** of the steps (call, time, outcome; failures in red), each a link;
-* per step: the **call** and its result or error, door and tool, timings; the
-  **screenshot** with the acted-on element outlined; the **snapshot text** the caller was
-  shown (for an acting step, the one its ref came from) with the ref's line highlighted;
-  the **diff** from the previous screen (:mod:`baremobile.snapshot.diff`);
-* the **navigation graph** (:mod:`baremobile.trace.graph`) drawn as inline SVG.
+**A trace is data, and so is this page.** Python turns the trace (already checked by
+:mod:`.fields`) into one JSON document; the page holds it in a non-executable
+``<script type="application/json">`` block with every ``<``, ``>``, ``&`` and line separator
+escaped, so no field — whatever its type or content — can end the block or become markup;
+the page's own script builds the DOM from it with ``textContent`` and attributes only. The
+script and the style sheet are inline (one file, opened from ``file://``, needing no
+server) but the Content-Security-Policy allows exactly them by their SHA-256 hashes,
+computed here: no other inline script runs, nothing is fetched (``default-src 'none'``),
+images are ``data:`` URIs. Screenshots are decoded only when they scroll into view, so a
+500-step trace opens in about a second (``benchmarks/trace_view.py``).
 """
 
 from __future__ import annotations
 
 import base64
-import html
+import bisect
+import hashlib
 import json
 import math
+from importlib import resources
 from typing import Any
 
 from baremobile.snapshot.diff import diff
@@ -25,203 +41,153 @@ from baremobile.trace.format import Trace, call_text
 from baremobile.trace.graph import navigation_graph
 from baremobile.trace.summary import failing_step
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "view_data"]
 
-_CSS = """
-*{box-sizing:border-box}body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1d1d1f;
-background:#f5f5f7;display:flex;height:100vh}nav{width:340px;overflow:auto;background:#fff;
-border-right:1px solid #ddd;flex:none}nav h1{font-size:15px;margin:12px}nav a{display:block;
-padding:6px 12px;color:inherit;text-decoration:none;border-left:3px solid transparent;
-font-size:13px}nav a:hover,nav a.on{background:#eef3ff;border-left-color:#2f6fed}
-nav a.err{color:#b00020}nav .meta{font-size:12px;color:#666;margin:0 12px 8px}
-main{flex:1;overflow:auto;padding:16px 24px}section{background:#fff;border:1px solid #ddd;
-border-radius:8px;margin:0 0 16px;padding:12px 16px}section.err{border-color:#e4a0a8}
-h2{font-size:15px;margin:0 0 8px;font-family:ui-monospace,monospace}.row{display:flex;
-gap:16px;align-items:flex-start;flex-wrap:wrap}.shot{position:relative;flex:none;
-width:270px;border:1px solid #ccc}.shot img{display:block;width:100%}.box{position:absolute;
-border:3px solid #ff2d55;box-shadow:0 0 0 2px #fff}pre{margin:0;font:12px/1.35
-ui-monospace,monospace;white-space:pre-wrap;word-break:break-word;max-height:420px;
-overflow:auto;background:#fafafa;border:1px solid #eee;padding:6px;min-width:320px;flex:1}
-mark{background:#ffe066}.k{color:#666;font-size:12px}.error{color:#b00020;font-weight:600}
-.col{flex:1;min-width:320px}h3{font-size:12px;margin:8px 0 4px;color:#444;
-text-transform:uppercase}svg text{font:11px system-ui,sans-serif}
-"""
-
-_JS = """
-document.addEventListener('click',function(e){var a=e.target.closest('nav a');if(!a)return;
-document.querySelectorAll('nav a.on').forEach(function(x){x.classList.remove('on')});
-a.classList.add('on');});
-"""
+#: the most log lines shown per step, and in all
+_LOG_PER_STEP, _LOG_TOTAL = 400, 20_000
 
 
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+def _asset(name: str) -> str:
+    return resources.files("baremobile.trace").joinpath("viewer").joinpath(name).read_text(
+        "utf-8")
 
 
-def _highlight(text: str, ref: int | None) -> str:
-    """Snapshot text as HTML, the line of ``[ref=N]`` marked."""
-    if ref is None:
-        return _e(text)
-    needle = f"[ref={ref}]"
-    return "\n".join(f'<mark id="hl">{_e(line)}</mark>' if needle in line else _e(line)
-                     for line in text.split("\n"))
+def _sha(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()
+                                         ).decode() + "'"
 
 
-def _shot(trace: Trace, step: dict[str, Any]) -> str:
-    shot = step.get("screenshot") or {}
-    if not shot.get("file"):
-        return f'<div class="k">{_e(shot.get("skipped") or "no screenshot")}</div>' \
-            if shot else ""
-    png = trace.blob(shot["file"])
-    if png is None:
-        return '<div class="k">screenshot missing from the trace</div>'
-    uri = "data:image/png;base64," + base64.b64encode(png).decode()
-    box = ""
-    target = step.get("target") or {}
-    w, h = (shot.get("size") or [0, 0])[:2]
-    if target.get("bounds") and shot.get("when") == "before" and w and h:
-        x1, y1, x2, y2 = target["bounds"]
-        box = (f'<div class="box" title="ref {_e(target.get("ref"))}" style="left:'
-               f'{100 * x1 / w:.3f}%;top:{100 * y1 / h:.3f}%;width:{100 * (x2 - x1) / w:.3f}%;'
-               f'height:{100 * (y2 - y1) / h:.3f}%"></div>')
-    return (f'<div class="shot"><img alt="screen {_e(shot.get("when"))} step '
-            f'{step["n"]}" src="{uri}">{box}</div>')
+def _json_block(value: Any) -> str:
+    """``value`` as JSON that cannot end its ``<script>`` block or open a comment."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _graph_svg(graph: dict[str, Any]) -> str:
-    """The navigation graph as SVG: nodes in columns by distance from the start."""
+class _Table:
+    """Values stored once, referred to by index (snapshot texts, screenshots)."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self._index: dict[Any, int] = {}
+
+    def add(self, key: Any, value: Any) -> int:
+        if key not in self._index:
+            self._index[key] = len(self.items)
+            self.items.append(value)
+        return self._index[key]
+
+
+def _graph(trace: Trace) -> dict[str, Any]:
+    """The navigation graph with each node's place (columns by distance from the start)."""
+    graph = navigation_graph(trace)
     nodes = graph["nodes"]
-    if not nodes:
-        return '<div class="k">no screens recorded</div>'
     out_of: dict[str, list[str]] = {}
     for e in graph["edges"]:
         out_of.setdefault(e["from"], []).append(e["to"])
-    depth = {graph["start"]: 0} if graph["start"] else {}
-    queue = [graph["start"]] if graph["start"] else []
+    start = graph["start"]
+    depth = {start: 0} if start else {}
+    queue = [start] if start else []
     while queue:
         n = queue.pop(0)
         for m in out_of.get(n, []):
             if m not in depth:
                 depth[m] = depth[n] + 1
                 queue.append(m)
+    rows: dict[int, int] = {}
     for n in nodes:
-        depth.setdefault(n["id"], max(depth.values(), default=-1) + 1)
-    columns: dict[int, list[str]] = {}
-    for n in nodes:
-        columns.setdefault(depth[n["id"]], []).append(n["id"])
-    bw, bh, gx, gy = 150, 44, 70, 26
-    pos = {nid: (20 + c * (bw + gx), 20 + r * (bh + gy))
-           for c, ids in columns.items() for r, nid in enumerate(ids)}
-    width = 40 + (max(columns) + 1) * (bw + gx)
-    height = 40 + max(len(v) for v in columns.values()) * (bh + gy)
-    parts = [f'<svg width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="navigation graph">',
-             '<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-             'markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker>'
-             '</defs>']
-    for e in graph["edges"]:
-        (x1, y1), (x2, y2) = pos[e["from"]], pos[e["to"]]
-        tip = _e(f'{e["action"]} (×{e["count"]}, steps {", ".join(map(str, e["steps"]))})')
-        if e["from"] == e["to"]:
-            parts.append(f'<path d="M{x1 + bw - 30},{y1} C{x1 + bw},{y1 - 30} {x1 + bw + 30},'
-                         f'{y1 + 10} {x1 + bw},{y1 + 14}" fill="none" stroke="#555" '
-                         f'marker-end="url(#arr)"><title>{tip}</title></path>')
-            continue
-        ax, ay = x1 + bw / 2, y1 + bh / 2
-        bx, by = x2 + bw / 2, y2 + bh / 2
-        dx, dy = bx - ax, by - ay
-        dist = math.hypot(dx, dy) or 1
-        # stop at the target box's edge
-        t = min((bw / 2) / abs(dx) if dx else math.inf, (bh / 2) / abs(dy) if dy else math.inf)
-        ex, ey = bx - dx * min(t, 1), by - dy * min(t, 1)
-        bend = 18 if any(f["from"] == e["to"] and f["to"] == e["from"]
-                         for f in graph["edges"]) else 0
-        mx, my = (ax + ex) / 2 - dy / dist * bend, (ay + ey) / 2 + dx / dist * bend
-        parts.append(f'<path d="M{ax:.0f},{ay:.0f} Q{mx:.0f},{my:.0f} {ex:.0f},{ey:.0f}" '
-                     f'fill="none" stroke="#555" marker-end="url(#arr)"><title>{tip}</title>'
-                     '</path>')
-    for n in nodes:
-        x, y = pos[n["id"]]
-        here = n["id"] == graph.get("current")
-        label = n["title"] or n["package"] or n["id"]
-        label = label if len(label) <= 22 else label[:21] + "…"
-        pkg = (n["package"] or "").rsplit(".", 1)[-1]
-        parts.append(f'<g><title>{_e(n["id"])}: {_e(n["package"])} — {_e(n["title"])} '
-                     f'(visits {n["visits"]})</title><rect x="{x}" y="{y}" width="{bw}" '
-                     f'height="{bh}" rx="6" fill="{"#eef3ff" if here else "#fff"}" '
-                     f'stroke="{"#2f6fed" if n["id"] == graph["start"] else "#888"}"/>'
-                     f'<text x="{x + 8}" y="{y + 18}">{_e(label)}</text>'
-                     f'<text x="{x + 8}" y="{y + 34}" fill="#666">{_e(n["id"])} · '
-                     f'{_e(pkg)}</text></g>')
-    parts.append("</svg>")
-    return "".join(parts)
+        col = depth.setdefault(n["id"], max(depth.values(), default=-1) + 1)
+        n["col"], n["row"] = col, rows.get(col, 0)
+        rows[col] = n["row"] + 1
+    return graph
+
+
+def view_data(trace: Trace) -> dict[str, Any]:
+    """The JSON document the page is built from (see the module's docs)."""
+    m = trace.meta
+    steps = trace.steps
+    t0 = m.get("started") or next((s["started"] for s in steps if s["started"]), 0.0) or 0.0
+    shots, texts = _Table(), _Table()
+    timeline: list[tuple[int, int, int]] = []  # (step index, 0 before / 1 after, shot)
+    for i, s in enumerate(steps):
+        shot = s.get("screenshot") or {}
+        if shot.get("file"):
+            png = trace.blob(shot["file"])
+            if png is not None and png.startswith(b"\x89PNG"):
+                k = shots.add(shot["file"], {
+                    "uri": "data:image/png;base64," + base64.b64encode(png).decode(),
+                    "size": shot.get("size") or [0, 0], "step": s["n"]})
+                timeline.append((i, 0 if shot.get("when") == "before" else 1, k))
+    log = trace.logcat()["lines"][-_LOG_TOTAL:]
+    log_times = [t if t is not None else 0.0 for t, _ in log]
+    starts = [s["started"] if s["started"] is not None else t0 for s in steps]
+    out_steps: list[dict[str, Any]] = []
+    shown: int | None = None  # the last whole screen the caller was shown (its text)
+    keys = [(i, w) for i, w, _ in timeline]
+    for i, s in enumerate(steps):
+        result = s.get("result")
+        snap = result if isinstance(result, dict) and result.get("kind") == "snapshot" else None
+        k = bisect.bisect_right(keys, (i, 0))  # shots up to this step's "before"
+        before = timeline[k - 1][2] if k else None
+        j = bisect.bisect_left(keys, (i, 1))
+        after = timeline[j][2] if j < len(timeline) else None
+        text_before = shown
+        text_after = None
+        diff_text = None
+        if snap is not None:
+            full = snap.get("full_text") or snap.get("text") or ""
+            text_after = texts.add(full, full)
+            if text_before is not None and texts.items[text_before] != full:
+                try:
+                    diff_text = diff(texts.items[text_before], full)
+                except Exception:  # a damaged text: no diff
+                    diff_text = None
+            shown = text_after
+        lo = bisect.bisect_left(log_times, starts[i]) if i else 0
+        hi = bisect.bisect_left(log_times, starts[i + 1]) if i + 1 < len(steps) else len(log)
+        out_steps.append({
+            "n": s["n"], "verb": s["verb"], "call": call_text(s, 120), "door": s["door"],
+            "tool": s["tool"], "acts": s["acts"], "args": s["args"],
+            "t": round(starts[i] - t0, 3) if math.isfinite(starts[i] - t0) else 0.0,
+            "ms": round(s["seconds"] * 1000, 1), "error": s["error"], "target": s["target"],
+            "sent": s["sent"], "result": None if snap is not None else result,
+            "snapshot": {"package": snap.get("package"), "is_diff": snap.get("is_diff"),
+                         "text": snap.get("text")} if snap is not None else None,
+            "before": {"shot": before, "text": text_before},
+            "after": {"shot": after, "text": text_after}, "diff": diff_text,
+            "screenshot_note": (s.get("screenshot") or {}).get("skipped"),
+            "log": [line for _, line in log[lo:hi][:_LOG_PER_STEP]],
+        })
+    later: int | None = None  # an acting step's "after" text: the next screen read
+    for row in reversed(out_steps):
+        if row["after"]["text"] is None:
+            row["after"]["text"] = later
+        else:
+            later = row["after"]["text"]
+    failed = failing_step(trace)
+    outcome = m.get("outcome")
+    return {
+        "title": m.get("title") or trace.path.name, "meta": {
+            k: m.get(k) for k in ("serial", "transport", "api_level", "door", "baremobile",
+                                  "started", "ended")},
+        "complete": trace.complete, "outcome": outcome,
+        "failing": failed["n"] if failed is not None else None,
+        "steps": out_steps, "shots": shots.items, "texts": texts.items,
+        "graph": _graph(trace),
+    }
 
 
 def render_html(trace: Trace) -> str:
     """The page (see the module's docs)."""
-    m = trace.meta
-    t0 = m.get("started") or (trace.steps[0]["started"] if trace.steps else 0)
-    nav, sections = [], []
-    shown_text = ""  # the last whole screen the caller was shown (and the diffs' base)
-    for s in trace.steps:
-        err = s.get("error")
-        cls = ' class="err"' if err else ""
-        call = call_text(s)
-        nav.append(f'<a href="#step-{s["n"]}"{cls}>{s["n"]}. {_e(call)}</a>')
-        result = s.get("result")
-        body = [f'<h2 id="step-{s["n"]}">{s["n"]}. {_e(call)}</h2>',
-                f'<div class="k">+{s.get("started", t0) - t0:.2f} s · '
-                f'{1000 * s.get("seconds", 0):.0f} ms · door {_e(s.get("door"))}'
-                + (f' · tool {_e(s["tool"]["name"])} {_e(json.dumps(s["tool"]["arguments"]))}'
-                   if s.get("tool") else "") + "</div>"]
-        if err:
-            body.append(f'<p class="error">{_e(err.get("code") or err.get("type"))}: '
-                        f'{_e(err.get("message"))}</p>'
-                        + (f'<p class="k">hint: {_e(err["hint"])}</p>' if err.get("hint")
-                           else ""))
-        cols = []
-        target = s.get("target") or {}
-        if isinstance(result, dict) and result.get("kind") == "snapshot":
-            full = result.get("full_text") or result.get("text") or ""
-            cols.append(f'<div class="col"><h3>snapshot shown</h3><pre>'
-                        f'{_e(result.get("text") or "")}</pre></div>')
-            if shown_text:
-                cols.append(f'<div class="col"><h3>diff from the previous screen</h3><pre>'
-                            f'{_e(diff(shown_text, full))}</pre></div>')
-            shown_text = full
-        else:
-            if result is not None:
-                body.append(f'<p>result: <code>{_e(json.dumps(result, ensure_ascii=False))}'
-                            '</code></p>')
-            if target:
-                label = target.get("label")
-                body.append(f'<p class="k">element: {_e(target.get("role"))} '
-                            + (f'{_e(json.dumps(label, ensure_ascii=False))} ' if label else "")
-                            + f'[ref={_e(target.get("ref"))}] bounds {_e(target.get("bounds"))}'
-                            '</p>')
-            if shown_text and (target or s.get("acts")):
-                cols.append(f'<div class="col"><h3>snapshot the call acted on</h3><pre>'
-                            f'{_highlight(shown_text, target.get("ref"))}</pre></div>')
-        body.append(f'<div class="row">{_shot(trace, s)}{"".join(cols)}</div>')
-        sections.append(f'<section{cls}>{"".join(body)}</section>')
-    failed = failing_step(trace)
-    head = [f'<div class="meta">{_e(m.get("serial"))} · API {_e(m.get("api_level") or "?")} · '
-            f'door {_e(m.get("door"))} · {len(trace.steps)} steps'
-            + ("" if trace.complete else " · INCOMPLETE (not stopped)") + "</div>"]
-    if failed is not None:
-        head.append(f'<div class="meta error">failing step: #{failed["n"]}</div>')
-    outcome = m.get("outcome")
-    if isinstance(outcome, dict) and outcome:
-        head.append(f'<div class="meta">{_e(json.dumps(outcome, ensure_ascii=False))}</div>')
-    graph = navigation_graph(trace)
-    sections.append(f'<section><h2 id="graph">navigation graph</h2>{_graph_svg(graph)}'
-                    '</section>')
-    nav.append('<a href="#graph">navigation graph</a>')
-    title = _e(f"baremobile trace — {m.get('title') or trace.path.name}")
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}'
-            '</title><meta name="viewport" content="width=device-width,initial-scale=1">'
-            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
-            f"<style>{_CSS}</style></head><body><nav><h1>{title}</h1>{''.join(head)}"
-            f"{''.join(nav)}</nav><main>{''.join(sections)}</main><script>{_JS}</script>"
-            "</body></html>")
+    css, js = _asset("viewer.css"), _asset("viewer.js")
+    policy = (f"default-src 'none'; img-src data:; style-src {_sha(css)}; "
+              f"script-src {_sha(js)}; base-uri 'none'; form-action 'none'")
+    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+            '<meta name="viewport" content="width=device-width,initial-scale=1">'
+            '<title>baremobile trace</title>'
+            f"<style>{css}</style></head><body>"
+            '<noscript>This trace viewer needs JavaScript (its data is in the page; '
+            "baremobile trace summary prints it as text).</noscript>"
+            f'<script type="application/json" id="trace-data">{_json_block(view_data(trace))}'
+            f"</script><script>{js}</script></body></html>")

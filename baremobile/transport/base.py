@@ -22,7 +22,7 @@ import io
 import secrets
 import struct
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -49,6 +49,9 @@ __all__ = [
 #: Default per-call timeout (seconds). ``uiautomator dump`` alone may wait ~10 s for an
 #: idle UI, so the device layer passes :data:`DUMP_TIMEOUT` for dumps.
 DEFAULT_TIMEOUT = 20.0
+#: The longest deadline one call may be given, in seconds (a week): a caller's 1e308 or
+#: infinity is refused here, once for every verb, instead of overflowing the socket's clock.
+MAX_CALL_TIMEOUT = 7 * 24 * 3600.0
 DUMP_TIMEOUT = 30.0
 
 #: The most output one ``shell``/``exec_out`` call keeps (bytes). A dump is bounded by the
@@ -194,11 +197,18 @@ class Transport(ABC):
         """Features the device's adbd advertises (``shell_v2``, ``cmd``, ``stat_v2`` …)."""
 
     @abstractmethod
-    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+    def open_service(self, service: str, command: str, *, timeout: float
+                     ) -> Generator[bytes, None, None]:
         """Open ``service:command`` on the device and yield the bytes it sends, as they come."""
 
     def _timeout(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else float(timeout)
+        if timeout is None:
+            return self.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+                not 0 <= timeout <= MAX_CALL_TIMEOUT:  # NaN too
+            raise InvalidArgument(f"timeout must be seconds, 0 to {MAX_CALL_TIMEOUT:g}, not "
+                                  f"{str(timeout)[:40]}")
+        return float(timeout)
 
     @property
     def max_payload(self) -> int:
@@ -264,7 +274,8 @@ class Transport(ABC):
         stdout, code = split_sentinel(out, marker, command)
         return ShellResult(stdout, b"", code, command)
 
-    def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
+    def stream(self, command: str, *, timeout: float | None = None
+               ) -> Generator[bytes, None, None]:
         """Run ``command`` with ``exec:`` and yield its raw stdout as it arrives.
 
         ``timeout`` bounds the whole command. Close the iterator to abandon it early.

@@ -23,7 +23,7 @@ import socket
 import struct
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baremobile.errors import (
     BaremobileError,
@@ -32,7 +32,6 @@ from baremobile.errors import (
     DevicePermissionDenied,
     DeviceUnauthorized,
     InvalidArgument,
-    InvalidScenario,
     MultipleDevices,
 )
 from baremobile.transport.base import Transport, check_text
@@ -40,6 +39,9 @@ from baremobile.transport.direct import DirectTransport
 from baremobile.transport.server import AdbServerClient, ServerTransport
 from baremobile.transport.specs import parse_host_port, parse_spec
 from baremobile.transport.wire import ready
+
+if TYPE_CHECKING:
+    from baremobile.transport.server import _Deadline
 
 __all__ = [
     "DeviceInfo",
@@ -278,13 +280,16 @@ def _pick(candidates: list[DeviceInfo], tried: list[str]) -> DeviceInfo:
     raise DeviceNotFound("no Android device found", tried=tried)
 
 
-def open_transport(device: str | None = None, **options: Any) -> Transport:
+def open_transport(device: str | None = None, *, start_phone: Any = None,
+                   **options: Any) -> Transport:
     """Resolve a device spec and return a connected :class:`Transport`.
 
     ``options`` go to the transport: ``timeout``, ``auth_timeout``, ``on_auth_prompt``,
     ``key_path``, ``connect_timeout``; for ``"virtual"`` also ``scenario``, ``api_level`` and
-    ``profile`` (:mod:`baremobile.virtual.profiles`: ``"android6"``, ``"tablet"``,
-    ``"protocol-a"``).
+    ``profile`` (``"android6"``, ``"tablet"``, ``"protocol-a"``). A virtual phone is started
+    by ``start_phone(scenario, api_level=, profile=)`` (an object with ``host``, ``port``
+    and ``stop()``): the transports do not know the virtual phone;
+    :func:`baremobile.connect` passes the built-in one's starter.
     """
     spec = parse_spec(device)  # the one parser of device specs (specs.py); a non-string is
     unknown = set(options) - _OPTIONS  # refused before the options are looked at
@@ -305,7 +310,8 @@ def open_transport(device: str | None = None, **options: Any) -> Transport:
             raise InvalidArgument(
                 f"two scenarios given: {spec.scenario!r} in the device spec and {scenario!r}"
             )
-        return _virtual(spec.scenario or scenario, **options)  # virtual:new: a fresh one too
+        # virtual:new: a fresh one too
+        return _virtual(spec.scenario or scenario, start_phone, **options)
     if spec.kind == "usb":
         return _direct(usb_serial=spec.serial, **options)
     if spec.kind == "tcp":
@@ -364,22 +370,18 @@ def _remote_server(serial: str, host: str, port: int, **options: Any) -> ServerT
     return transport
 
 
-class _HostClient:
+class _HostClient(AdbServerClient):
     """An adb server client for one device of that server, whatever serial it is asked for."""
 
     def __init__(self, host: str, port: int, serial: str) -> None:
-        self._client = AdbServerClient(host, port)
+        super().__init__(host, port)
         self._serial = serial
-        self.host, self.port = host, port
 
-    def open(self, serial: str, service: str, deadline: Any) -> Any:
-        return self._client.open(self._serial, service, deadline)
+    def open(self, serial: str, service: str, deadline: _Deadline) -> socket.socket:
+        return super().open(self._serial, service, deadline)
 
-    def features(self, serial: str) -> Any:
-        return self._client.features(self._serial)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
+    def features(self, serial: str) -> frozenset[str] | None:
+        return super().features(self._serial)
 
 
 def server_transport(serial: str, *, client: AdbServerClient | None = None,
@@ -444,21 +446,14 @@ class VirtualTransport(DirectTransport):
         self.phone.stop()
 
 
-def _virtual(scenario: str | None, **options: Any) -> VirtualTransport:
-    from baremobile.virtual import VirtualPhone
-    from baremobile.virtual.scenario import ScenarioError
-
-    try:
-        phone = VirtualPhone(
-            scenario,
-            auth="none",
-            api_level=options.pop("api_level", None),
-            profile=options.pop("profile", None),
-        ).start()
-    except ScenarioError as exc:  # the phone knows no baremobile errors: type it here
-        raise InvalidScenario(str(exc)) from None
-    except ValueError as exc:  # an unknown profile
-        raise InvalidArgument(str(exc)) from None
+def _virtual(scenario: str | None, start_phone: Any, **options: Any) -> VirtualTransport:
+    if start_phone is None:
+        raise InvalidArgument(
+            "a virtual phone is started by the layer that knows it: "
+            "baremobile.connect('virtual')",
+            hint="use baremobile.connect('virtual'), or pass start_phone")
+    phone = start_phone(scenario, api_level=options.pop("api_level", None),
+                        profile=options.pop("profile", None))
     try:
         t = VirtualTransport(phone, **options)
         t.connect()

@@ -9,11 +9,15 @@ XML serializer (``&amp;`` ``&lt;`` ``&gt;`` ``&quot;``, ``&#10;`` for a newline,
 numeric reference for every character outside the Basic Multilingual Plane, such as emoji).
 
 Parsing goes through :mod:`defusedxml`, so a hostile file cannot expand entities or load
-DTDs.
+DTDs, and is bounded as it goes (:data:`MAX_DEPTH` levels, :data:`MAX_NODES` elements:
+what builds the trees and every walk over them stays well inside Python's recursion
+limit). A file that is not a dump is refused without quoting it: its root element, or
+what it declares, is not named.
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -35,7 +39,14 @@ __all__ = [
     "escape_attr",
     "is_editable_class",
     "element",
+    "MAX_DEPTH",
+    "MAX_NODES",
 ]
+
+#: the deepest element nesting a dump may have (real ones stay under 100)
+MAX_DEPTH = 256
+#: the most elements a dump may have (the snapshot pipeline's own default limit)
+MAX_NODES = 50_000
 
 #: The attributes ``uiautomator dump`` writes for every node, in its order.
 STANDARD_ATTRIBUTES = (
@@ -78,7 +89,7 @@ API26_EXTRAS = ("drawing-order", "hint")
 
 Bounds = tuple[int, int, int, int]
 
-_BOUNDS_RE = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
+_BOUNDS_RE = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]\Z")
 
 
 class DumpError(ValueError):
@@ -172,7 +183,7 @@ class Node:
             yield n
             stack.extend(reversed(n.children))
 
-    def contains(self, x: int, y: int) -> bool:
+    def contains(self, x: float, y: float) -> bool:
         """Whether the point lies inside the bounds (right and bottom edges excluded)."""
         b = self.bounds
         return b[0] <= x < b[2] and b[1] <= y < b[3]
@@ -266,6 +277,38 @@ def _to_node(el: Any, origin: str) -> Node:
     return node
 
 
+def _bounded_tree(data: bytes) -> Any:
+    """The element tree of ``data``, refused as soon as its root is not a dump's or it
+    passes :data:`MAX_DEPTH` or :data:`MAX_NODES`."""
+    depth = count = 0
+    root = None
+    try:
+        for event, el in DET.iterparse(io.BytesIO(data), events=("start", "end")):
+            if event == "end":
+                depth -= 1
+                continue
+            depth += 1
+            count += 1
+            if root is None:
+                root = el
+                if el.tag not in ("hierarchy", "node"):  # not named: the file may be anything
+                    raise DumpError("its root element is not <hierarchy> (nor a <node>)")
+            if depth > MAX_DEPTH:
+                raise DumpError(f"its elements nest deeper than {MAX_DEPTH} levels")
+            if count > MAX_NODES:
+                raise DumpError(f"it has more than {MAX_NODES} elements")
+    except DumpError:
+        raise
+    except DET.ParseError as e:  # a position, no content
+        raise DumpError(f"not well-formed XML: {e}") from None
+    except Exception:  # defusedxml refuses entity declarations and external DTDs
+        raise DumpError("refused: it declares entities or an external DTD (dumps never "
+                        "do)") from None
+    if root is None:
+        raise DumpError("the file holds no element")
+    return root
+
+
 def parse_dump(data: bytes | str, origin: str = "") -> tuple[list[Node], int]:
     """Parse a dump into its top-level windows and the ``rotation`` of ``<hierarchy>``.
 
@@ -280,16 +323,9 @@ def parse_dump(data: bytes | str, origin: str = "") -> tuple[list[Node], int]:
         raise DumpError("the file is empty")
     if stripped.startswith(b"ERROR"):
         raise DumpError("the file holds a uiautomator error message, not a dump")
-    try:
-        root = DET.fromstring(stripped)
-    except DET.ParseError as e:  # type: ignore[attr-defined]
-        raise DumpError(f"not well-formed XML: {e}") from None
-    except Exception as e:  # defusedxml refuses DTDs and entity declarations
-        raise DumpError(f"refused: {type(e).__name__}: {e}") from None
+    root = _bounded_tree(stripped)
     if root.tag == "node":  # a bare node fragment
         return [_to_node(root, origin)], 0
-    if root.tag != "hierarchy":
-        raise DumpError(f"the root element is <{root.tag}>, not <hierarchy>")
     windows = [_to_node(c, origin) for c in root]
     if not windows:
         raise DumpError("<hierarchy> holds no <node>")

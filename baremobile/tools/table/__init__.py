@@ -4,11 +4,13 @@ order a menu lists them (what a model should look at first, first)."""
 
 from __future__ import annotations
 
+from baremobile.tools.aliases import Alias
 from baremobile.tools.row import ToolSpec
 from baremobile.tools.table import (
     actions,
     apps,
     batch,
+    clawperator,
     editing,
     files,
     gestures,
@@ -21,7 +23,7 @@ from baremobile.tools.table import (
     web,
 )
 
-__all__ = ["TOOLS"]
+__all__ = ["ALIASES", "TOOLS"]
 
 _ROWS = {row.name: row for module in (observing, actions, waits, reading, session, apps, files,
                                       system, vision, editing, gestures, web, batch)
@@ -47,3 +49,8 @@ _ORDER = (
 assert sorted(_ORDER) == sorted(_ROWS), "every row listed once in the menu's order"
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_ROWS[name] for name in _ORDER)
+
+#: other systems' words for our tools (:mod:`baremobile.tools.aliases`), each pointing at a
+#: row; accepted at every door, never shown in our menu
+ALIASES: tuple[Alias, ...] = (*clawperator.ALIASES,)
+assert all(callable(a.tool) or a.tool in _ROWS for a in ALIASES), "aliases name rows"

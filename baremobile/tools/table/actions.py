@@ -35,10 +35,10 @@ def _long_press(ctx: Ctx, a: Args) -> dict[str, Any]:
 
 def _type(ctx: Ctx, a: Args) -> dict[str, Any]:
     t = target(a, optional=True)
-    clear, submit = a.get("clear", False), a.get("submit", False)
+    clear, submit = a.get("clear", True), a.get("submit", False)
     ctx.page.type(t, a["text"], clear=clear, submit=submit)
     where = "the focused field" if t is None else what(t)
-    how = " (emptied first)" if clear else ""
+    how = "" if clear else " (keeping what it held)"
     return {"done": f"typed {len(a['text'])} characters into {where}{how}"
                     + (" and pressed Enter" if submit else "")}
 
@@ -108,9 +108,10 @@ ROWS = (
     ),
     ToolSpec(
         "type",
-        "Type text into a field (ref or selector; none: the focused one), tapping it first; "
-        "a search bar that opens one works, anything else is refused. clear empties it "
-        "first; submit presses Enter. ASCII, or any Unicode in a web page.",
+        "Type text into a field (ref or selector; none: the focused one), tapping it first: "
+        "it then holds exactly the text (clear=false keeps what it held). A search bar that "
+        "opens a field works; anything else is refused. submit presses Enter. ASCII, or any "
+        "Unicode in a web page.",
         {**TARGET, "text": PARAMS["text"], "clear": {"type": "boolean"},
          "submit": {"type": "boolean"}},
         _type, verbs=(Page.type,), required=("text",), check=_check_typed,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from baremobile.android.shell_words import absolute_path
-from baremobile.device.files import FilePart
+from baremobile.device.files import MAX_READ, FilePart
 from baremobile.errors import CommandFailed, InvalidArgument
 from baremobile.page import Page
 from baremobile.timeouts import FILE_S, TRANSFER_S
@@ -78,6 +78,9 @@ def _read_lines(ctx: Ctx, a: Args) -> dict[str, Any]:
            "text": numbered, "has_more": got["has_more"]}
     if got["has_more"]:
         out["next_line"] = got["next_line"]
+    if got.get("cut"):  # one line longer than a read returns: its first part
+        out.update(cut=True, next_offset=got["next_offset"], note=f"line {first} is cut: "
+                   "read the rest by bytes from next_offset (offset, max_bytes)")
     return out
 
 
@@ -183,7 +186,7 @@ ROWS = (
         "Read a device file, by bytes (offset, max_bytes) or as numbered lines (start_line, "
         "line_count).",
         {"path": PARAMS["path"],
-         "max_bytes": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
+         "max_bytes": {"type": "integer", "minimum": 1, "maximum": MAX_READ,
                        "description": "default 20000"},
          "offset": {"type": "integer", "minimum": 0},
          "start_line": {"type": "integer", "minimum": 1},

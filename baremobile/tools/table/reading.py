@@ -6,6 +6,7 @@ from typing import Any
 
 from baremobile.errors import InvalidArgument
 from baremobile.page import Page
+from baremobile.timeouts import DUMP_S
 from baremobile.tools.params import PARAMS, SELECTOR, selector
 from baremobile.tools.row import Args, Ctx, ToolSpec
 
@@ -54,7 +55,7 @@ ROWS = (
         "The screen's raw uiautomator hierarchy, every node and attribute; large, prefer "
         "snapshot.",
         {"max_chars": PARAMS["max_chars"]},
-        _ui_xml, verbs=(Page.ui_xml,), group="inspect", read_only=True,
+        _ui_xml, verbs=(Page.ui_xml,), group="inspect", read_only=True, floor=DUMP_S,
         returns="the XML as 'text', 'chars', 'truncated'.",
     ),
 )

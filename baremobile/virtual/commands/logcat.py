@@ -20,13 +20,20 @@ Gen = Generator[tuple[int, bytes], None, int]
 _PRIORITIES = "VDIWEFS"
 
 
-def _format(row: tuple[float, str, str, str, int, Any], fmt: str) -> str:
-    """One line in ``logprint``'s layout for ``fmt`` (tags padded to 8, pids to 5)."""
+#: ``-v`` words that modify the format rather than name one (``logprint.cpp``)
+_MODIFIERS = ("epoch", "color", "descriptive", "monotonic", "printable", "uid", "usec", "UTC",
+              "year", "zone")
+
+
+def _format(row: tuple[float, str, str, str, int, Any], fmt: str, epoch: bool = False) -> str:
+    """One line in ``logprint``'s layout for ``fmt`` (tags padded to 8, pids to 5); with
+    ``epoch`` (``-v epoch``) the time is seconds since the epoch (``1700000000.123``)."""
     t, prio, tag, msg, pid, ev = row
+    stamp = f"{int(t):10d}.{int((t % 1) * 1000):03d}" if epoch else \
+        time.strftime("%m-%d %H:%M:%S", time.localtime(t)) + f".{int((t % 1) * 1000):03d}"
     if fmt == "threadtime" and ev is not None:
-        return ev.logcat_line()
-    lt = time.localtime(t)
-    stamp = time.strftime("%m-%d %H:%M:%S", lt) + f".{int((t % 1) * 1000):03d}"
+        line = ev.logcat_line()  # MM-DD hh:mm:ss.mmm, then the rest
+        return stamp + line[18:] if epoch else line
     if fmt == "brief":
         return f"{prio}/{tag:<8}({pid:5d}): {msg}"
     if fmt == "tag":
@@ -100,6 +107,7 @@ def logcat(p: Proc) -> Gen:
     regex: re.Pattern[str] | None = None
     max_count: int | None = None
     specs: list[str] = []
+    modifiers: set[str] = set()
     i = 0
     while i < len(args):
         a = args[i]
@@ -124,7 +132,10 @@ def logcat(p: Proc) -> Gen:
             val = args[i + 1] if i + 1 < len(args) else ""
             i += 1
             if a == "-v":
-                fmt = val
+                if val in _MODIFIERS:
+                    modifiers.add(val)
+                else:
+                    fmt = val
             elif a in ("-t", "-T"):
                 dump = dump or a == "-t"
                 if val.isdigit():
@@ -143,7 +154,10 @@ def logcat(p: Proc) -> Gen:
             elif a == "-m":
                 max_count = int(val) if val.isdigit() else None
         elif a.startswith("-v") and len(a) > 2:
-            fmt = a[2:]
+            if a[2:] in _MODIFIERS:
+                modifiers.add(a[2:])
+            else:
+                fmt = a[2:]
         elif a.startswith("-"):
             pass
         else:
@@ -168,7 +182,8 @@ def logcat(p: Proc) -> Gen:
         rows = rows[:max_count]
         dump = True
     yield out("--------- beginning of main\n")
-    yield out("".join(_format(r, fmt) + "\n" for r in rows))
+    epoch = "epoch" in modifiers
+    yield out("".join(_format(r, fmt, epoch) + "\n" for r in rows))
     if dump:
         return 0
     seen = p.model.events.last_seq
@@ -181,4 +196,4 @@ def logcat(p: Proc) -> Gen:
         for ev in new:
             row = (ev.time, "I", "VirtualPhone", "", 1000, ev)
             if keep("VirtualPhone", "I") and (pid is None or pid == 1000):
-                yield out(_format(row, fmt) + "\n")
+                yield out(_format(row, fmt, epoch) + "\n")

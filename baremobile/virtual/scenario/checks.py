@@ -78,7 +78,7 @@ def validate(ctx: Where, sc: Scenario) -> None:
         if sd.zoom is not None:
             need_match(sd.zoom.node, sd, 0, "zoom node", sd.windows)
         for rule in sd.rules:
-            for key in ("into", "from"):  # a recorded rule's field / swipe start
+            for key in ("into", "from", "to"):  # a recorded rule's field / start / end
                 if isinstance(rule.options.get(key), Selector):
                     need_match(rule.options[key], sd, rule.line, f"{rule.trigger} {key}")
             if rule.trigger == "launched" and rule.options["package"] not in sc.apps:

@@ -4,6 +4,7 @@ messages say where (file, line, screen) and what is wrong."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,13 +124,14 @@ class Action:
 @dataclass
 class Rule:
     """``trigger`` (tap, double_tap, long_press, enter, swipe, broadcast; in recorded
-    scenarios also type, key, launched, opened) on ``selector`` (or ``direction``) →
-    actions.
+    scenarios also type, key, launched, opened, drag, pinch, gesture, intent) on
+    ``selector`` (or ``direction``) → actions.
 
     ``options`` holds what a trigger says besides its selector: a broadcast's intent
     ``action``; in a recorded scenario the typed ``text`` (with ``into``, ``submit``), the
     ``key`` code, the ``package`` launched, the ``uri`` opened, the swipe's start node
-    ``from``."""
+    ``from``, the drag's end node ``to``, the pinch's ``scale``, the gesture's finger
+    ``paths``, the ``intent``'s fields."""
 
     trigger: str
     selector: Selector | None
@@ -146,7 +148,7 @@ class FilterDef:
     field: Selector
     list: Selector
     empty: str = "all"  # what an empty query shows: "all" or "none"
-    keywords: dict[str, str] = field(default_factory=dict)
+    keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # field: a field
     no_results: Selector | None = None
     var: str = "query"
 
@@ -191,6 +193,7 @@ class ScreenDef:
     system_bars: str = "auto"  # "auto", "on" or "off"
     zoom: ZoomDef | None = None
     web: str | None = None  # the URL template its WebView shows (a real browser's page)
+    recorded_xml: bytes | None = None  # a recorded scenario's dump, as it was read
 
 
 @dataclass

@@ -1,18 +1,37 @@
 """Loading a scenario file (YAML, read with ruamel.yaml): the device, the apps, their
 screens (real ``uiautomator dump`` files next to it) and rules, checked as they are read
-(:func:`load_scenario`), and loaded once per content (:func:`load_cached`)."""
+(:func:`load_scenario`), and loaded once per content (:func:`load_cached`).
+
+A scenario names files of this computer, so every file is read as untrusted: only a
+regular file (checked on the opened file: not a FIFO, a device such as ``/dev/zero``, or
+a link to one), at most :data:`MAX_YAML_BYTES` of YAML and :data:`MAX_DUMP_BYTES` per
+dump (:data:`MAX_DUMPS_BYTES` in all), the size checked before reading. The YAML's events
+are walked once before it is built: at most :data:`MAX_YAML_DEPTH` levels and
+:data:`MAX_YAML_NODES` nodes counted as every alias expands (a 300-byte alias bomb is
+billions), no alias inside the node it names. A dump is bounded by
+:func:`~baremobile.virtual.uixml.parse_dump`. And no error quotes what a file holds
+(a line and a column say where): the file may not be a scenario at all.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    CollectionEndEvent,
+    CollectionStartEvent,
+    NodeEvent,
+)
 
 from baremobile.virtual.uixml import DumpError, Node, parse_dump
 
@@ -30,7 +49,19 @@ from .rules import (
     qualify,
 )
 
-__all__ = ["DEMO_PATH", "SCENARIO_FILE", "load_scenario", "load_cached", "scenario_file"]
+__all__ = ["DEMO_PATH", "MAX_DUMPS_BYTES", "MAX_DUMP_BYTES", "MAX_YAML_BYTES", "MAX_YAML_DEPTH",
+           "MAX_YAML_NODES", "SCENARIO_FILE", "load_scenario", "load_cached", "scenario_file"]
+
+#: the largest scenario YAML read (a long recorded one is a few hundred KB)
+MAX_YAML_BYTES = 4 * 1024 * 1024
+#: the largest dump read (real dumps are well under 1 MB) …
+MAX_DUMP_BYTES = 8 * 1024 * 1024
+#: … and all of a scenario's dumps together
+MAX_DUMPS_BYTES = 64 * 1024 * 1024
+#: the deepest nesting of the YAML (a scenario needs about 10 levels)
+MAX_YAML_DEPTH = 64
+#: the most nodes of the YAML, every alias counted as often as it expands
+MAX_YAML_NODES = 1_000_000
 
 #: The built-in demo scenario.
 DEMO_PATH = Path(__file__).parent.parent / "scenarios" / "demo" / "demo.yaml"
@@ -52,21 +83,123 @@ def scenario_file(path: str | Path) -> Path:
     return p / SCENARIO_FILE if p.is_dir() else p
 
 
-def _load_xml(ctx: Where, base: Path, rel: str, screen: str, node: Any) -> tuple[Path, list[Node]]:
+def read_limited(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes; else ``OSError``
+    (``strerror`` says why). The checks are made on the opened file, so a path swapped for
+    a FIFO or a device meanwhile is refused too, and opening never blocks."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, f"not a regular file (a {_kind(st.st_mode)})")
+        if st.st_size > limit:
+            raise OSError(0, f"{st.st_size} bytes, more than the {limit} read")
+        chunks, got = [], 0
+        while got <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > limit:  # it grew while read
+            raise OSError(0, f"more than the {limit} bytes read")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+class _Budget:
+    """What is left of :data:`MAX_DUMPS_BYTES` while one scenario loads."""
+
+    def __init__(self) -> None:
+        self.left = MAX_DUMPS_BYTES
+
+
+def _load_xml(ctx: Where, base: Path, rel: str, screen: str, node: Any,
+              budget: _Budget) -> tuple[Path, list[Node], bytes]:
     p = Path(rel)
     if not p.is_absolute():
         p = base / p
     try:
-        data = p.read_bytes()
+        data = read_limited(p, min(MAX_DUMP_BYTES, budget.left))
     except OSError as e:
-        raise ctx.err(f"cannot read its XML {str(p)!r}: {e.strerror or e}", screen=screen,
+        why = e.strerror or str(e)
+        if budget.left < MAX_DUMP_BYTES and "bytes" in why:
+            why += f" (a scenario's dumps are at most {MAX_DUMPS_BYTES} bytes together)"
+        raise ctx.err(f"cannot read its XML {str(p)!r}: {why}", screen=screen,
                       node=node) from None
+    budget.left -= len(data)
     try:
         windows, _rotation = parse_dump(data, origin=screen)
     except DumpError as e:
         raise ctx.err(f"{p.name} is not a uiautomator dump: {e}", screen=screen,
                       node=node) from None
-    return p, windows
+    return p, windows, data
+
+
+def _quoteless(problem: str | None) -> str:
+    """A YAML error's problem without what it quotes of the file."""
+    return re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", problem or "a syntax error")
+
+
+def _read_yaml(path: Path, text: str) -> Any:
+    """The document of ``text``, its shape bounded before it is built (see the module)."""
+    yaml = YAML(typ="rt")
+    try:
+        _check_events(path, yaml.parse(text))
+        return yaml.load(text)
+    except MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ScenarioError(f"{path}: not valid YAML{where}: {_quoteless(e.problem)}"
+                            ) from None
+    except YAMLError as e:
+        raise ScenarioError(f"{path}: not valid YAML ({type(e).__name__})") from None
+    except RecursionError:  # not expected below MAX_YAML_DEPTH; never a traceback
+        raise ScenarioError(f"{path}: the YAML is nested too deeply") from None
+
+
+def _check_events(path: Path, events: Iterable[Any]) -> None:
+    """Walk the parser's events (no recursion): depth, nodes as aliases expand, cycles."""
+    sizes: dict[str, int] = {}
+    stack: list[list[Any]] = [[None, 0]]  # per open collection: its anchor, its nodes
+    for ev in events:
+        if isinstance(ev, CollectionStartEvent):
+            stack.append([ev.anchor, 1])
+            if len(stack) - 1 > MAX_YAML_DEPTH:
+                raise ScenarioError(f"{path}: the YAML nests deeper than {MAX_YAML_DEPTH} "
+                                    f"levels (line {ev.start_mark.line + 1})")
+            continue
+        if isinstance(ev, CollectionEndEvent):
+            anchor, size = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = size
+        elif isinstance(ev, AliasEvent):
+            if any(frame[0] == ev.anchor for frame in stack):
+                raise ScenarioError(f"{path}: an alias inside the node it names (line "
+                                    f"{ev.start_mark.line + 1}): a scenario is no cycle")
+            size = sizes.get(ev.anchor, 1)
+        elif isinstance(ev, NodeEvent):  # a scalar
+            size = 1
+            if ev.anchor is not None:
+                sizes[ev.anchor] = 1
+        else:
+            continue
+        stack[-1][1] += size
+        if stack[-1][1] > MAX_YAML_NODES or stack[0][1] > MAX_YAML_NODES:
+            raise ScenarioError(f"{path}: the YAML expands to more than {MAX_YAML_NODES} "
+                                f"nodes (aliases counted as they expand; line "
+                                f"{ev.start_mark.line + 1})")
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -75,14 +208,16 @@ def load_scenario(path: str | Path) -> Scenario:
     path = scenario_file(path)
     ctx = Where(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_limited(path, MAX_YAML_BYTES)
     except OSError as e:
         raise ScenarioError(f"{path}: cannot read the scenario: {e.strerror or e}") from None
     try:
-        doc = YAML(typ="rt").load(text)
-    except YAMLError as e:
-        raise ScenarioError(f"{path}: not valid YAML: {e}") from None
-    if not isinstance(doc, dict):
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    doc = _read_yaml(path, text)
+    if not isinstance(doc, dict) or "apps" not in doc:
+        # nothing of the file is quoted before it is known to be a scenario
         raise ScenarioError(f"{path}: a scenario is a YAML mapping with 'apps'")
     check_keys(ctx, doc, _TOP_KEYS, "the scenario")
     if doc.get("scenario", 1) != 1:
@@ -128,6 +263,7 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ctx.err("'apps' must be a non-empty list", node=doc)
 
     first_window: Node | None = None
+    budget = _Budget()
     for aspec in apps_spec:
         check_keys(ctx, aspec, _APP_KEYS, "an app")
         if "package" not in aspec:
@@ -168,8 +304,8 @@ def load_scenario(path: str | Path) -> Scenario:
             if "xml" not in sspec:
                 raise ctx.err("a screen needs 'xml' (a uiautomator dump file)", screen=sname,
                               node=sspec)
-            xml_path, windows = _load_xml(ctx, base, as_str(ctx, sspec["xml"], "xml", sname,
-                                                          sspec), sname, sspec)
+            xml_path, windows, xml = _load_xml(
+                ctx, base, as_str(ctx, sspec["xml"], "xml", sname, sspec), sname, sspec, budget)
             if first_window is None:
                 first_window = max(windows, key=lambda w: (w.bounds[2] - w.bounds[0])
                                    * (w.bounds[3] - w.bounds[1]))
@@ -216,6 +352,7 @@ def load_scenario(path: str | Path) -> Scenario:
                 system_bars=sb,
                 zoom=parse_zoom(ctx, sspec["zoom"], sname) if sspec.get("zoom") else None,
                 web=web,
+                recorded_xml=xml if recorded else None,
             )
             scenario.screens[sname] = sd
             app.screens.append(sname)
@@ -274,9 +411,10 @@ _SCENARIOS_LOCK = threading.Lock()
 def _stamp(files: Iterable[Path]) -> tuple[tuple[str, str], ...]:
     """Each file with a digest of its bytes (timestamps can be too coarse to notice edits)."""
     out = []
-    for f in files:
+    for f in files:  # read as loading reads them: a file swapped for a FIFO never blocks
         try:
-            out.append((str(f), hashlib.blake2b(f.read_bytes(), digest_size=16).hexdigest()))
+            data = read_limited(f, max(MAX_YAML_BYTES, MAX_DUMP_BYTES))
+            out.append((str(f), hashlib.blake2b(data, digest_size=16).hexdigest()))
         except OSError:
             out.append((str(f), ""))
     return tuple(out)

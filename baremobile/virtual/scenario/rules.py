@@ -23,9 +23,14 @@ __all__ = [
 
 TRIGGERS = ("tap", "double_tap", "long_press", "enter", "swipe", "broadcast")
 #: the triggers only a recorded scenario has (``recorded: true``; made from a trace)
-RECORDED_TRIGGERS = ("type", "key", "launched", "opened")
+RECORDED_TRIGGERS = ("type", "key", "launched", "opened", "drag", "pinch", "gesture", "intent")
+#: recorded triggers whose value is a selector (the element touched)
+_RECORDED_SELECTORS = ("drag", "pinch")
 #: what a recorded rule may say besides its trigger and actions
-_RECORDED_OPTIONS = {"type": ("into", "submit"), "swipe": ("from",)}
+_RECORDED_OPTIONS = {"type": ("into", "submit"), "swipe": ("from",), "drag": ("to",),
+                     "pinch": ("scale",)}
+#: what a recorded intent is matched by
+INTENT_FIELDS = ("action", "data", "component", "package", "categories")
 _FLAG_ACTIONS = ("back", "home", "recents", "dismiss", "close_panel", "toggle", "clear")
 _ARG_ACTIONS = (
     "goto",
@@ -194,7 +199,37 @@ def _recorded_trigger(ctx: Where, trigger: str, value: Any, screen: str,
         return {"key": code}
     if trigger == "launched":
         return {"package": as_str(ctx, value, "launched (a package)", screen, spec)}
+    if trigger == "gesture":
+        return {"paths": _paths(ctx, value, screen, spec)}
+    if trigger == "intent":
+        check_keys(ctx, value, INTENT_FIELDS, "intent", screen)
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if k == "categories":
+                if not isinstance(v, list) or not all(isinstance(c, str) for c in v):
+                    raise ctx.err("intent categories is a list of strings", screen=screen,
+                                  node=spec)
+                out[k] = sorted(v)
+            else:
+                out[k] = as_str(ctx, v, f"intent {k}", screen, spec)
+        return {"intent": out}
     return {"uri": as_str(ctx, value, "opened (a URI)", screen, spec)}
+
+
+def _paths(ctx: Where, value: Any, screen: str, spec: Any) -> list[list[tuple[float, ...]]]:
+    """A recorded gesture's fingers: 1–10 lists of at least two ``[ms, x, y]``."""
+    def point(p: Any) -> tuple[float, ...] | None:
+        if isinstance(p, list) and len(p) == 3 and all(
+                isinstance(c, (int, float)) and not isinstance(c, bool) for c in p):
+            return tuple(float(c) for c in p)
+        return None
+
+    if isinstance(value, list) and 1 <= len(value) <= 10:
+        fingers = [[point(p) for p in f] if isinstance(f, list) else [None] for f in value]
+        if all(len(f) >= 2 and None not in f for f in fingers):
+            return fingers  # type: ignore[return-value]
+    raise ctx.err("gesture is a list of 1-10 fingers, each a list of at least two "
+                  "[ms, x, y] points", screen=screen, node=spec)
 
 
 def parse_rule(ctx: Where, spec: Any, screen: str, *, recorded: bool = False) -> Rule:
@@ -221,6 +256,8 @@ def parse_rule(ctx: Where, spec: Any, screen: str, *, recorded: bool = False) ->
     elif trigger == "broadcast":  # an intent's action the screen's receiver listens for
         options = {"action": as_str(ctx, spec[trigger], "broadcast (an intent action)",
                                     screen, spec)}
+    elif trigger in _RECORDED_SELECTORS:
+        selector = parse_selector(ctx, spec[trigger], screen, spec)
     elif trigger in RECORDED_TRIGGERS:
         options = _recorded_trigger(ctx, trigger, spec[trigger], screen, spec)
     else:
@@ -229,8 +266,14 @@ def parse_rule(ctx: Where, spec: Any, screen: str, *, recorded: bool = False) ->
     for k in extra:
         if k in spec:
             v = spec[k]
-            options[k] = (as_bool(ctx, v, f"{trigger} {k}", screen, spec) if k == "submit"
-                          else parse_selector(ctx, v, screen, spec))
+            if k == "submit":
+                options[k] = as_bool(ctx, v, f"{trigger} {k}", screen, spec)
+            elif k == "scale":
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                    raise ctx.err("pinch scale is a number > 0", screen=screen, node=spec)
+                options[k] = float(v)
+            else:
+                options[k] = parse_selector(ctx, v, screen, spec)
     actions: list[Action] = []
     for k, v in spec.items():
         if k == trigger or k in extra:

@@ -17,10 +17,11 @@ See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from baremobile.virtual.scenario import DEMO_PATH, Scenario, load_cached
 from baremobile.virtual.uixml import Node, element_id, serialize
@@ -41,6 +42,27 @@ from .touch import TouchInput
 from .web import WebRoom
 
 __all__ = ["ScreenModel"]
+
+
+class InputField(TypedDict):
+    """The text field the input method serves (:meth:`ScreenModel.input_state`)."""
+
+    cls: str
+    rid: str
+    hint: str
+    password: bool
+    web: bool  # a page's focused input in a WebView
+    value: str
+
+
+class InputState(TypedDict):
+    """What the input method service knows (:meth:`ScreenModel.input_state`)."""
+
+    package: str
+    activity: str
+    field: InputField | None  # None: no view takes text
+    shown: bool
+    screen_on: bool
 
 
 def _same_rotation(rotation: int) -> int:
@@ -98,7 +120,7 @@ class ScreenModel:
         self._frame_key: tuple[Any, ...] | None = None
 
     @classmethod
-    def from_scenario(cls, path: str | Path | None = None, clock: Clock | None = None
+    def from_scenario(cls, path: str | os.PathLike[str] | None = None, clock: Clock | None = None
                       ) -> ScreenModel:
         """Load a scenario file; ``None`` loads the built-in demo.
 
@@ -186,7 +208,7 @@ class ScreenModel:
         with self._lock:
             return self._state.ime_shown()
 
-    def input_state(self) -> dict[str, Any]:
+    def input_state(self) -> InputState:
         """What the input method service knows now (``dumpsys input_method``): the focused
         window's ``package`` and ``activity``, the ``field`` it serves — ``{"cls", "rid",
         "hint", "password", "web", "value"}`` of the focused text field (a page's focused
@@ -195,7 +217,7 @@ class ScreenModel:
         with self._lock:
             st = self._state
             pkg, act = st.current()
-            field: dict[str, Any] | None = None
+            field: InputField | None = None
             if st.screen_on and st.mode != "recents":
                 node = st.focused_field()
                 owner = st.focus_owner()
@@ -307,8 +329,9 @@ class ScreenModel:
         model gives its nodes, :meth:`~.touch.TouchInput.landed`)."""
         with self._lock:
             if self._replay is not None:
-                self._replay.tap(x, y)
-                return {"kind": "tap", "interval_ms": None}
+                down = self._touch.now_ms() if down_ms is None else down_ms
+                kind = self._replay.tap(x, y, down, up_ms)
+                return {"kind": kind, "interval_ms": None}
             lx, ly = self.display.to_layout(x, y)
             landed = self._touch.landed(lx, ly)
             kind, since = self._touch.tap(lx, ly, down_ms, up_ms)
@@ -331,7 +354,8 @@ class ScreenModel:
         where it started (as :meth:`tap`)."""
         with self._lock:
             if self._replay is not None:
-                return self._replay.swipe(x1, y1, x2, y2, duration_ms)
+                self._replay.swipe(x1, y1, x2, y2, duration_ms)
+                return {}  # a recording's screens say nothing of where it landed
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
             landed = self._touch.landed(a[0], a[1])
             self._touch.swipe(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
@@ -342,7 +366,8 @@ class ScreenModel:
         where it started (as :meth:`tap`)."""
         with self._lock:
             if self._replay is not None:
-                return self._replay.swipe(x1, y1, x2, y2, duration_ms)
+                self._replay.drag(x1, y1, x2, y2, duration_ms)
+                return {}
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
             landed = self._touch.landed(a[0], a[1])
             self._touch.drag(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
@@ -353,7 +378,7 @@ class ScreenModel:
         zoomable screen (or the web page under them) zoomed."""
         with self._lock:
             if self._replay is not None:
-                self._replay.settle_and_refuse(f"a pinch at ({x:g}, {y:g})")
+                return self._replay.pinch(x, y, scale)
             lx, ly = self.display.to_layout(x, y)
             return self._touch.pinch(lx, ly, scale)
 
@@ -380,6 +405,9 @@ class ScreenModel:
             out: list[dict[str, Any]] = [{"kind": "gesture", "fingers": g.fingers,
                                           "points": g.points(),
                                           "duration_ms": round(g.end_ms - g.start_ms, 3)}]
+            if self._replay is not None and self._replay.gesture(
+                    [[(t - g.start_ms, x, y) for t, x, y in tr.points] for tr in g.tracks]):
+                return out  # a recorded gesture's rule took it whole
             k = what["kind"]
             if k == "tap":
                 t = self.tap(what["x"], what["y"], g.start_ms, g.end_ms)
@@ -403,7 +431,8 @@ class ScreenModel:
         focused WebView for web content)."""
         with self._lock:
             if self._replay is not None:
-                return self._replay.text(text)
+                self._replay.text(text)
+                return None
             st = self._state
             took: str | None = None
             if st.screen_on and st.mode != "recents":
@@ -446,6 +475,15 @@ class ScreenModel:
             ok = self._state.launch(package, activity, data)
             self._state.changed()
             return ok
+
+    def recorded_intent(self, fields: dict[str, Any]) -> bool | None:
+        """``am start`` of an intent on a recorded scenario (``screens/replay.py``): True
+        when the recording's rule for that intent fired, False when it has none (the
+        intent goes on as usual), None when the scenario is not a recorded one."""
+        with self._lock:
+            if self._replay is None:
+                return None
+            return self._replay.intent(fields)
 
     def uninstall(self, package: str) -> bool:
         """Remove an installed app (``pm uninstall``); False if it was not installed."""
