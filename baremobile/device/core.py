@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 
 from baremobile.android.activity import parse_am_start
 from baremobile.android.display import parse_wm_density, parse_wm_size
@@ -171,7 +171,7 @@ class Device:
     def dump_stream(
         self, *, timeout: float = DUMP_TIMEOUT, path: str | None = None,
         wrap: Callable[[str], str] | None = None,
-    ) -> Iterator[bytes]:
+    ) -> Generator[bytes, None, None]:
         """Dump the UI hierarchy and yield what the device prints, as it arrives.
 
         One ``exec:`` round trip: ``rm -f P; uiautomator dump P; cat P; rm -f P``. The bytes

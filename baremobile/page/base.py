@@ -13,12 +13,9 @@ in flight — and the three things every verb needs:
 * **observing** (:meth:`PageBase.snapshot`, :meth:`PageBase.find`): the dump streamed into
   the pruner, web pages merged in;
 * **resolving targets**: a ref or a selector to the point to touch — read again from the
-  screen when it may have changed since the last snapshot: a verb of this page that may
-  have changed it ran since (one dump), or the device drew since (another actor: the app,
-  a notification, a second client; checked as :attr:`PageBase.freshness` says,
-  :mod:`~baremobile.page.freshness`); never with :attr:`PageBase.trust_refs` — and whether
-  the element can take the action (not covered by another window, not disabled, not a
-  guess among identical elements).
+  screen when it may have changed: this page acted since the snapshot, or the device drew
+  since (another actor; :attr:`PageBase.freshness`); never with :attr:`PageBase.trust_refs`
+  — and whether the element can take the action (not covered, not disabled, not a guess).
 
 Verb families (``actions``, ``waits``, ``gestures``, ``apps``, ``files``, ``system``,
 ``reading``, ``web``) are subclasses of this base, so everything they reach on the host is
@@ -50,16 +47,7 @@ from baremobile.errors import (
     RefCovered,
     RefNotFound,
 )
-from baremobile.page.freshness import (
-    MODES,
-    FrameTap,
-    Reading,
-    Unchanged,
-    check_mode,
-    unless_same,
-    valid_count,
-    with_frames,
-)
+from baremobile.page import freshness as fresh
 from baremobile.page.selector import Selector, Target
 from baremobile.page.steps import (
     _NESTED,
@@ -135,25 +123,21 @@ class PageBase:
         self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
         #: the screen as last read — the last snapshot, or read again since to resolve
         #: targets — with its frame count (see :meth:`_screen`)
-        self._now: Reading | None = None
-        self._freshness = MODES[0]
+        self._now: fresh.Reading | None = None
+        self._freshness = fresh.MODES[0]
         self._frames_ok: bool | None = None  # the device answers a frame count (None: ?)
         self._dump_token: str | None = None  # the frame count read with the latest dump
         self._snap_tree = 0  # the tracker's tree number of the last snapshot
 
     @property
     def freshness(self) -> str:
-        """How the page learns, before acting on a ref or a selector, whether the screen
-        changed since the snapshot without it (the app, a second client): ``"frames"``
-        (default: the device says whether it drew since; a dump only when it did),
-        ``"strict"`` (a dump before every such action) or ``"own"`` (only this page's
-        acting verbs count). :attr:`trust_refs` overrides all three
-        (:mod:`baremobile.page.freshness`)."""
+        """How the page learns whether another actor changed the screen before acting on a
+        ref: ``"frames"`` (default), ``"strict"`` or ``"own"`` (:mod:`~.freshness`)."""
         return self._freshness
 
     @freshness.setter
     def freshness(self, mode: str) -> None:
-        self._freshness = check_mode(mode)
+        self._freshness = fresh.check_mode(mode)
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -348,7 +332,7 @@ class PageBase:
             self._recent.appendleft(self._last)
         self._last = snap
         self._snapshot_actions = actions
-        self._now = Reading(snap, actions, self._token, self._dump_token)
+        self._now = fresh.Reading(snap, actions, self._token, self._dump_token)
         self._snap_tree = self._refs.assigned
         return snap
 
@@ -365,24 +349,23 @@ class PageBase:
     def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
                    *, keep: bool = False, unless: str | None = None) -> tuple[Snapshot, bytes]:
         """(the pruned dump, its bytes when ``keep``, else ``b""``); a recording
-        (:attr:`tracing`) is handed the bytes too. The page's dumps read the display's frame
-        count first, in the same round trip, while :attr:`freshness` uses it
-        (:attr:`_dump_token`); ``unless``: see :meth:`_dump`."""
+        (:attr:`tracing`) is handed the bytes too. The frame count is read first in the same
+        round trip while :attr:`freshness` uses it; ``unless``: see :meth:`_dump`."""
         sink = self._dump_sink
         keep = keep or sink is not None
         wrap = None
         if unless is not None:
-            wrap = unless_same(unless)
+            wrap = fresh.unless_same(unless)
         elif tracker is not None and self._freshness == "frames" and self._frames_ok is not False:
-            wrap = with_frames
+            wrap = fresh.with_frames
         stream = self.device.dump_stream(timeout=timeout, wrap=wrap)
-        tap = FrameTap(stream) if wrap is not None else None
+        tap = fresh.FrameTap(stream) if wrap is not None else None
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(tracker=tracker, **cast("dict[str, Any]", limits))
         kept: list[bytes] = []
         held: bytes | None = None
-        with contextlib.closing(stream):  # type: ignore[type-var]
+        with contextlib.closing(stream):  # a frame check that answers early ends it
             for chunk in (tap if tap is not None else stream):
                 if held is not None:
                     pruner.feed(held)
@@ -392,7 +375,7 @@ class PageBase:
         if tap is not None:
             self._dump_token = tap.token
             if self._frames_ok is None:
-                self._frames_ok = valid_count(tap.token)
+                self._frames_ok = fresh.valid_count(tap.token)
         elif tracker is not None:
             self._dump_token = None
         pruner.feed(held or b"", last=True)
@@ -459,9 +442,11 @@ class PageBase:
     def _read_since_acting(self) -> bool:
         """Whether the screen was read after the last verb that may have changed it (the
         last snapshot, or a re-read for a target): what it shows is the screen now, even
-        where refs are trusted."""
-        return (self._last is not None and self._snapshot_actions == self.actions) or \
-            (self._now is not None and self._now[0] == self.actions)
+        where refs are trusted — and, unless only this page's actions count
+        (:attr:`freshness` ``"own"``), checked for other actors in this very verb."""
+        now = self._now
+        return now is not None and now.actions == self.actions and (
+            now.verb is self._token or self._freshness == "own" or self.trust_refs)
 
     def _refresh(self) -> Snapshot:
         """The screen read again for the caller (``find`` when stale): one dump, web pages
@@ -471,17 +456,12 @@ class PageBase:
         return self.snapshot(web=self._web)
 
     def _screen(self) -> Snapshot:
-        """The screen targets are resolved against: the last snapshot while it shows the
-        screen (or refs are trusted); else the screen read again now, through the page's
-        tracker (refs keep their numbers) — which is not shown to the caller:
-        :attr:`last_snapshot` stays the snapshot the caller's refs come from, and a later
-        verb on them reads the screen again.
-
-        Whether the last snapshot (or the screen read since) still shows the screen is
-        :attr:`freshness`'s question: after this page acted, never; else ``"own"`` says yes,
-        ``"strict"`` no, ``"frames"`` asks the device whether it drew since (one round
-        trip that brings the dump along when it did; a device without a frame count is
-        ``"strict"``). Once per verb: the rest of the verb uses what it found."""
+        """The screen targets are resolved against: the screen as last read while it still
+        shows the screen (or refs are trusted); else read again now, through the page's
+        tracker (refs keep their numbers), not shown to the caller (:attr:`last_snapshot`
+        stays the snapshot its refs come from). After this page acted it never shows it;
+        else :attr:`freshness` says (``"frames"``: one round trip asks the device whether it
+        drew since, bringing the dump when it did). Once per verb."""
         assert self._last is not None
         if self.trust_refs:
             return self._last
@@ -492,14 +472,14 @@ class PageBase:
             return now.snap  # read in this verb (or trusted until this page acts)
         else:
             base, token = now.snap, now.token
-        if self._freshness != "frames" or not valid_count(token):
+        if self._freshness != "frames" or not fresh.valid_count(token):
             token = None  # read it again
         try:
             snap = self._dump({}, DUMP_TIMEOUT, self._web, unless=token)
             token = self._dump_token
-        except Unchanged:  # nothing was drawn since: the screen is as it was read
+        except fresh.Unchanged:  # nothing was drawn since: the screen is as it was read
             snap = base
-        self._now = Reading(snap, self.actions, self._token, token)
+        self._now = fresh.Reading(snap, self.actions, self._token, token)
         return snap
 
     def _ref(self, ref: int) -> RefNode:

@@ -122,10 +122,10 @@ class FrameTap:
                     raise DumpFailed(
                         "the device printed more than 64 KiB before the screen's dump",
                         device_output=held[:300].decode("utf-8", "replace"))
-                chunk = next(self._chunks, None)
-                if chunk is None:  # the stream ended inside the frame count: no dump came
+                more = next(self._chunks, None)
+                if more is None:  # the stream ended inside the frame count: no dump came
                     return
-                held += chunk
+                held += more
             body = held[len(_MARK) + 1:end]
             self.token = body.decode("ascii", "replace").replace("\r", "").rstrip("\n")
             held = held[end + len(_MARK) + 2:]
