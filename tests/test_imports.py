@@ -55,7 +55,7 @@ LAYERS: list[list[str]] = [
     ["baremobile.page.base"],  # the state, the per-verb guard, observing, resolving
     ["baremobile.trace"],  # traces: recording (page.tracing), viewing, replaying, graphs
     ["baremobile.page.selector", "baremobile.page.screenshot", "baremobile.page.whynot",
-     "baremobile.page.steps"],
+     "baremobile.page.steps", "baremobile.page.freshness"],
     ["baremobile.device"],  # the verb families' commands over a Device
     ["baremobile.device.core"],  # Device: shell verbs and their answers
     ["baremobile.web"],  # web content through the DevTools protocol (the [web] extra)
@@ -109,7 +109,7 @@ LAYERS: list[list[str]] = [
       "commands.text", "commands.ui", "commands.evdev", "commands.dumpsys",
       "commands.logcat"),
     v("commands.toybox", "commands.intents"),
-    v("commands.registry", "commands.binder"),
+    v("commands.registry", "commands.binder", "commands.surfaceflinger"),
     v("shell"),  # the language's front: syntax, lexer, parser, process interface
     v("shell.arith", "shell.patterns", "shell.conditions"),
     v("shell.parser"),

@@ -147,6 +147,32 @@ def test_identical_rows_follow_the_move_of_their_list():
     assert by["B"] == refs_by_label(before)["B"] and by["C"] > max(before.refs)
 
 
+def test_identical_rows_whose_number_changed_in_place_are_a_guess_the_tracker_records():
+    """The first of two identical rows removed: the second moves up into its place, and the
+    screens cannot tell that from "the second removed". The pairing is a guess, recorded
+    (the page refuses a ref from before it); nothing that scrolled as a whole is."""
+    t = RefTracker()
+    before = snap_with(t, _rows(["A", "same", "same", "B"], 100))
+    first, second = [r for r in before.refs if before.refs[r].label == "same"]
+    after = snap_with(t, _rows(["A", "same", "B"], 100))  # "B" moved up, "A" did not
+    (kept,) = [r for r in after.refs if after.refs[r].label == "same"]
+    assert kept == first  # numbered as rule 2 says (the row at the first one's place)...
+    assert t.doubted_since(kept) == t.assigned == 2  # ...and known to be a guess
+    assert t.doubted_since(refs_by_label(after)["B"]) == 0  # a unique row is no guess
+    same = snap_with(t, _rows(["A", "same", "B"], 100))  # nothing changed since: no doubt
+    assert t.doubted_since(kept) == 2 < t.assigned and kept in same.refs
+
+
+def test_identical_rows_of_a_list_scrolled_as_a_whole_are_no_guess():
+    t = RefTracker()
+    before = snap_with(t, _rows(["A", "B", "same", "same"], 100))
+    old = [r for r in before.refs if before.refs[r].label == "same"]
+    after = snap_with(t, _rows(["B", "same", "same", "same"], 100))  # one row up: 2 → 3
+    new = [r for r in after.refs if after.refs[r].label == "same"]
+    assert new[:2] == old and new[2] > max(before.refs)
+    assert all(t.doubted_since(r) == 0 for r in new)
+
+
 def test_typing_into_a_field_keeps_its_ref_and_a_changed_label_gets_a_new_one():
     def screen(typed: str, button: str) -> str:
         return dump(

@@ -6,7 +6,8 @@ element — on the virtual phone, over the real ADB protocol, the phone's event 
   another window is refused with nothing sent;
 * actionability: a disabled element is refused; ``type`` into something that takes no text
   types nothing (a search bar that opens an editor on tap still works);
-* round trips: none extra while the snapshot is fresh.
+* round trips: while the snapshot is fresh, one extra — the device's frame check, no dump
+  (``freshness="own"``: none; other actors are ``tests/test_truthful_other_actors.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from baremobile.page import Page
 from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
 from tests.scenario_helpers import bare_app, node
-from tests.truth_helpers import element_of, landed_on, opens, stamp_elements, touches
+from tests.truth_helpers import (
+    dumps,
+    element_of,
+    landed_on,
+    only_frame_checks,
+    opens,
+    stamp_elements,
+    touches,
+)
 from tests.verified_flows import SETTINGS, ref_of
 
 NOTES = "org.baremobile.notes"
@@ -131,18 +140,28 @@ def test_a_ref_whose_element_changed_beyond_recognition_is_refused(follow_phone,
         assert touches(follow_phone.events.list(since=since)) == []
 
 
-def test_a_fresh_snapshot_costs_no_extra_round_trip(page, phone):
+def test_a_fresh_snapshot_costs_a_frame_check_and_no_dump(page, phone):
     page.launch(SETTINGS)
     snap = page.snapshot()
     row = ref_of(snap, text="Battery")
     since = phone.events.last_seq
-    page.tap(row)  # fresh: the tap alone
-    assert opens(phone.events.list(since=since)) == 1
+    page.tap(row)  # fresh: the device says it drew nothing since (no dump), then the tap
+    news = phone.events.list(since=since)
+    assert opens(news) == 2 and dumps(news) == 0
     back = ref_of(page.last_snapshot, desc="Back")  # the nav bar, from the stale snapshot
     since = phone.events.last_seq
     page.tap(back)  # stale: the screen is read again (one dump), then the tap
     news = phone.events.list(since=since)
-    assert opens(news) == 2 and [e.kind for e in news if e.kind == "dump"] == ["dump"]
+    assert opens(news) == 2 and dumps(news) == 1
+
+
+def test_freshness_own_costs_no_extra_round_trip_while_fresh(page, phone):
+    page.freshness = "own"  # only this page's own actions make refs stale (scripts)
+    page.launch(SETTINGS)
+    row = ref_of(page.snapshot(), text="Battery")
+    since = phone.events.last_seq
+    page.tap(row)  # the tap alone
+    assert opens(phone.events.list(since=since)) == 1
 
 
 def test_trust_refs_acts_on_the_snapshot_as_it_is(page, phone):
@@ -167,7 +186,9 @@ def test_a_disabled_button_is_refused_with_nothing_sent(page, phone):
         with pytest.raises(ElementDisabled) as exc:
             act(create)
         assert exc.value.code == "ELEMENT_DISABLED" and "Create account" in exc.value.message
-    assert phone.events.commands(since=since) == []  # not even a dump: still fresh
+    # not even a dump: each verb only asked whether the screen drew since the snapshot
+    assert only_frame_checks(phone.events.commands(since=since))
+    assert dumps(phone.events.list(since=since)) == 0
 
 
 def test_type_into_what_focuses_no_field_is_refused_with_nothing_typed(page, phone):
@@ -189,7 +210,7 @@ def test_type_into_what_no_tap_can_open_sends_nothing(page, phone):
     since = phone.events.last_seq
     with pytest.raises(NotEditable, match="nothing was sent"):
         page.type(lst, "wifi")
-    assert phone.events.commands(since=since) == []
+    assert only_frame_checks(phone.events.commands(since=since))
 
 
 def test_type_into_a_search_bar_that_opens_an_editor_works(page, phone):
@@ -252,9 +273,10 @@ def test_a_look_alike_on_the_next_screen_is_not_taken_for_the_element(page, phon
 
 
 @pytest.mark.parametrize("verb", ["tap", "long_press", "scroll", "type", "double_tap"])
-def test_fresh_refs_cost_what_they_did_and_stale_ones_one_dump_more(page, phone, verb):
-    """Round trips (services the phone opened) per verb: on a fresh snapshot exactly what
-    the verb itself needs, as before the checks existed; on a stale one a dump more."""
+def test_fresh_refs_cost_a_frame_check_more_and_stale_ones_a_dump_more(page, phone, verb):
+    """Round trips (services the phone opened) per verb: on a fresh snapshot what the verb
+    itself needs and the frame check (no dump: nothing else drew); on a stale one a dump
+    more."""
     act = {"tap": lambda r: page.tap(r), "long_press": lambda r: page.long_press(r),
            "scroll": lambda r: page.scroll(r, "down"), "type": lambda r: page.type(r, "wifi"),
            "double_tap": lambda r: page.double_tap(r)}[verb]
@@ -268,7 +290,8 @@ def test_fresh_refs_cost_what_they_did_and_stale_ones_one_dump_more(page, phone,
                              "type": {"role": "TextInput"}}.get(verb, {"text": "Battery"}))
     since = phone.events.last_seq
     act(target)
-    assert opens(phone.events.list(since=since)) == own
+    news = phone.events.list(since=since)
+    assert opens(news) == own + 1 and dumps(news) == 0
     if verb == "scroll":
         page.scroll(target, "up")
     else:

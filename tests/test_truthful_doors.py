@@ -17,6 +17,7 @@ from baremobile.virtual import VirtualPhone
 from tests.conftest import free_port
 from tests.daemon_helpers import cli, ok
 from tests.scenario_helpers import bare_app, node
+from tests.truth_helpers import without_frame_reads
 from tests.verified_flows import SETTINGS, ref_of
 
 NOTES = "org.baremobile.notes"
@@ -97,9 +98,31 @@ def test_async_page_refuses_the_issue_sequence(phone, adb_key):
                 await page.type(google, "wifi")
             page.trust_refs = True
             assert page.page.trust_refs is True
+            assert page.freshness == "frames"
+            page.freshness = "strict"
+            assert page.page.freshness == "strict"
 
     asyncio.run(main())
     assert phone.events.list("text") == []
+
+
+def test_tools_catch_a_screen_another_client_changed(phone, adb_key):
+    """Through the tool table (what MCP, the daemon and the adapters run): the model's ref
+    from its last observation, a list another client scrolled since — refused, not tapped
+    where the row was."""
+    with connect(phone.address, keys=[adb_key]) as page, \
+            connect(phone.address, keys=[adb_key]) as other:
+        assert tools.call(page, "launch", {"package": SETTINGS})["ok"]
+        seen = tools.call(page, "snapshot", {})
+        network = int(re.search(r'\[ref=(\d+)\]\n\s+- Text "Network & internet"',
+                                seen["snapshot"]).group(1))
+        other.snapshot()
+        other.scroll({"role": "List"}, "down", amount=0.9)
+        since = phone.events.last_seq
+        r = tools.call(page, "tap", {"ref": network})
+        assert not r["ok"] and r["error"]["code"] == "REF_NOT_FOUND"
+        assert "off screen" in r["error"]["message"]
+        assert phone.events.list("tap", since=since) == []
 
 
 # -- MCP: the server as a subprocess, the SDK's client -------------------------------------------
@@ -132,14 +155,14 @@ def test_mcp_refuses_stale_disabled_and_not_editable_targets(phone, tmp_path):
         r = await s.call_tool("type", {"ref": _ref(snap, "- List"), "text": "x"})
         assert error_code(r) == "NOT_EDITABLE"
         assert r.structured_content["error"]["category"] == "NOT_ACTIONABLE"
-        assert phone.events.commands(since=since) == []
+        assert without_frame_reads(phone.events.commands(since=since)) == []
         # a disabled button: refused, nothing sent
         mcp_ok(await s.call_tool("launch", {"package": NOTES}))
         snap = text_of(mcp_ok(await s.call_tool("snapshot", {})))
         since = phone.events.last_seq
         r = await s.call_tool("tap", {"ref": _ref(snap, '"Create account"')})
         assert error_code(r) == "ELEMENT_DISABLED"
-        assert phone.events.commands(since=since) == []
+        assert without_frame_reads(phone.events.commands(since=since)) == []
 
     run_stdio(["--device", phone.address, "--observe", "--settle", "0"], body,
               tmp_path / "stderr.txt")
@@ -164,13 +187,13 @@ def test_cli_refuses_with_the_exit_status_of_the_error_family(phone, tmp_path):
     since = phone.events.last_seq
     r = cli("tap", str(_ref(notes, '"Create account"')), cwd=tmp_path)
     assert r.returncode == 10 and r.stderr.startswith("error [ELEMENT_DISABLED]:"), r.stderr
-    assert phone.events.commands(since=since) == []
+    assert without_frame_reads(phone.events.commands(since=since)) == []
     ok("launch", SETTINGS, cwd=tmp_path)
     settings = ok("snapshot", cwd=tmp_path)
     since = phone.events.last_seq
     r = cli("type", str(_ref(settings, "- List")), "wifi", cwd=tmp_path)
     assert r.returncode == 10 and r.stderr.startswith("error [NOT_EDITABLE]:"), r.stderr
-    assert phone.events.commands(since=since) == []
+    assert without_frame_reads(phone.events.commands(since=since)) == []
     ok("close", cwd=tmp_path)
 
 

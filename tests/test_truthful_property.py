@@ -3,7 +3,9 @@ action sequences on the demo scenario, no verb ever reports success while the ph
 input land on an element other than the one it named.
 
 An agent takes a snapshot now and then and acts on refs of the last snapshot it took —
-often stale, since it acts several times between looks. The referee is the virtual phone's
+often stale, since it acts several times between looks; and another client of the same
+phone swipes and presses Back between its looks and its actions (issue 28: the page finds
+out from the device, ``page.freshness``). The referee is the virtual phone's
 event log: every touch says which element of the screen model it landed on, and typed text
 which field took it (:mod:`baremobile.virtual.events`); the snapshot the agent named a ref
 from says which model element that ref showed (:mod:`tests.truth_helpers`).
@@ -46,7 +48,11 @@ step = st.one_of(
     st.tuples(st.just("press"), st.sampled_from(["back", "home"])),
     st.tuples(st.just("launch"), st.sampled_from(APPS)),
     st.tuples(st.just("scroll_screen"), st.sampled_from(["up", "down"])),
+    st.tuples(st.just("other"), st.sampled_from(["up", "down", "back"])),
 )
+#: what the other client does behind the agent's back (raw input, as any client may)
+OTHER = {"up": "input swipe 540 900 540 1500 300", "down": "input swipe 540 1500 540 900 300",
+         "back": "input keyevent 4"}
 
 
 @pytest.fixture(scope="module")
@@ -129,11 +135,15 @@ def _check(page: Page, phone: VirtualPhone, agent: Snapshot, action: tuple[Any, 
 @given(st.lists(step, min_size=3, max_size=14))
 def test_no_verb_reports_success_on_another_element(phone, adb_key, stamped, actions):
     phone.screens.reset()
-    with connect(phone.address, keys=[adb_key]) as page:
+    with connect(phone.address, keys=[adb_key]) as page, \
+            connect(phone.address, keys=[adb_key]) as other:
         agent = page.snapshot()
         for action in actions:
             if action[0] == "snapshot":
                 agent = page.snapshot()
+                continue
+            if action[0] == "other":  # not the agent's: its refs are not told
+                other.shell(OTHER[action[1]])
                 continue
             if not agent.refs and action[0] in (*TARGETED, "type_text"):
                 continue

@@ -71,3 +71,33 @@ def landed_on(event: Event, element: str) -> bool:
 def opens(events: list[Event]) -> int:
     """Round trips: the services opened (each shell or exec command is one)."""
     return sum(1 for e in events if e.kind == "open")
+
+
+def dumps(events: list[Event]) -> int:
+    """The screen's dumps among ``events`` (``uiautomator dump`` runs)."""
+    return sum(1 for e in events if e.kind == "dump")
+
+
+def reads_frames(argv: list[str]) -> bool:
+    """Whether ``argv`` (one of ``phone.events.commands()``) is part of the page reading
+    the display's frame count (``page.freshness``): the count, its marks, the comparison."""
+    return (argv[:3] == ["service", "call", "SurfaceFlinger"] or argv[:1] == ["["]
+            or argv in (["echo", "--baremobile-unchanged--"], ["echo", "--baremobile-frames--"]))
+
+
+def only_frame_checks(argvs: list[list[str]]) -> bool:
+    """Whether every command among ``argvs`` (``phone.events.commands()``) only read the
+    display's frame count (the page's freshness check): no input, no dump."""
+    return all(reads_frames(argv) for argv in argvs)
+
+
+def without_frame_reads(argvs: list[list[str]]) -> list[list[str]]:
+    """``argvs`` (``phone.events.commands()``) less the page's frame count reads."""
+    return [argv for argv in argvs if not reads_frames(argv)]
+
+
+def checks(events: list[Event]) -> int:
+    """The round trips among ``events`` that only checked whether the screen drew (the
+    page's freshness check, which brings a dump along only when it did)."""
+    return sum(1 for e in events if e.kind == "open"
+               and str(e.get("service", "")).startswith('exec:if [ "$(service call'))

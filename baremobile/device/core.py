@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 
 from baremobile.android.activity import parse_am_start
 from baremobile.android.display import parse_wm_density, parse_wm_size
@@ -169,8 +169,9 @@ class Device:
 
     # -- the hierarchy ----------------------------------------------------------------
     def dump_stream(
-        self, *, timeout: float = DUMP_TIMEOUT, path: str | None = None
-    ) -> Iterator[bytes]:
+        self, *, timeout: float = DUMP_TIMEOUT, path: str | None = None,
+        wrap: Callable[[str], str] | None = None,
+    ) -> Generator[bytes, None, None]:
         """Dump the UI hierarchy and yield what the device prints, as it arrives.
 
         One ``exec:`` round trip: ``rm -f P; uiautomator dump P; cat P; rm -f P``. The bytes
@@ -179,10 +180,15 @@ class Device:
         known failures (:class:`~baremobile.errors.DeviceNotIdle`, :class:`NullRootNode`,
         :class:`AutomationBusy`, other :class:`DumpFailed`) exactly as
         :func:`~baremobile.snapshot.from_xml` does for a dump held in memory.
+
+        ``wrap`` turns that command line into the one sent (the page reads the display's
+        frame count in the same round trip: :mod:`baremobile.page.freshness`).
         """
         # a file of its own per call: two clients of one device cannot remove each other's
         p = quote(path or f"{DUMP_PATH[:-4]}-{secrets.token_hex(4)}.xml")
         cmd = f"rm -f {p}; uiautomator dump {p}; cat {p}; rm -f {p}"
+        if wrap is not None:
+            cmd = wrap(cmd)
         stream = self.transport.stream(cmd, timeout=timeout)
         try:
             with contextlib.closing(stream):

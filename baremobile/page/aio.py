@@ -106,6 +106,17 @@ class AsyncPage:
     def trust_refs(self, value: bool) -> None:
         self.page.trust_refs = bool(value)
 
+    @property
+    def freshness(self) -> str:
+        """How the page learns whether the screen changed without it before acting on a
+        ref: ``"frames"`` (default), ``"strict"`` or ``"own"`` (see
+        :attr:`Page.freshness`)."""
+        return self.page.freshness
+
+    @freshness.setter
+    def freshness(self, mode: str) -> None:
+        self.page.freshness = mode
+
     def cancel(self, reason: str = "AsyncPage.cancel()") -> bool:
         """Cancel the call running now (see :meth:`Page.cancel`): it raises
         :class:`~baremobile.errors.Cancelled` saying ``reason``; queued calls stay."""

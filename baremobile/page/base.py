@@ -13,9 +13,9 @@ in flight — and the three things every verb needs:
 * **observing** (:meth:`PageBase.snapshot`, :meth:`PageBase.find`): the dump streamed into
   the pruner, web pages merged in;
 * **resolving targets**: a ref or a selector to the point to touch — read again from the
-  screen when a verb that may have changed it ran since the last snapshot (one dump; none
-  while the snapshot is fresh, or with :attr:`PageBase.trust_refs`) — and whether the
-  element can take the action (not covered by another window, not disabled).
+  screen when it may have changed: this page acted since the snapshot, or the device drew
+  since (another actor; :attr:`PageBase.freshness`); never with :attr:`PageBase.trust_refs`
+  — and whether the element can take the action (not covered, not disabled, not a guess).
 
 Verb families (``actions``, ``waits``, ``gestures``, ``apps``, ``files``, ``system``,
 ``reading``, ``web``) are subclasses of this base, so everything they reach on the host is
@@ -47,6 +47,7 @@ from baremobile.errors import (
     RefCovered,
     RefNotFound,
 )
+from baremobile.page import freshness as fresh
 from baremobile.page.selector import Selector, Target
 from baremobile.page.steps import (
     _NESTED,
@@ -58,7 +59,7 @@ from baremobile.page.steps import (
     sent_nothing,
     verb,
 )
-from baremobile.page.whynot import around_changed, describe, dialog_over, why_not
+from baremobile.page.whynot import around_changed, describe, dialog_over, guessed, why_not
 from baremobile.snapshot import RefNode, Snapshot, StreamPruner
 from baremobile.snapshot.diff import History
 from baremobile.snapshot.identity import HISTORY, RefTracker
@@ -120,9 +121,23 @@ class PageBase:
         self._typed: Typed | None = None
         #: the snapshots before the last one, newest first (what a gone ref was, and where)
         self._recent: deque[Snapshot] = deque(maxlen=HISTORY)
-        #: the screen read again to resolve targets since the last snapshot went stale, and
-        #: :attr:`actions` when it was read (see :meth:`_screen`)
-        self._now: tuple[int, Snapshot] | None = None
+        #: the screen as last read — the last snapshot, or read again since to resolve
+        #: targets — with its frame count (see :meth:`_screen`)
+        self._now: fresh.Reading | None = None
+        self._freshness = fresh.MODES[0]
+        self._frames_ok: bool | None = None  # the device answers a frame count (None: ?)
+        self._dump_token: str | None = None  # the frame count read with the latest dump
+        self._snap_tree = 0  # the tracker's tree number of the last snapshot
+
+    @property
+    def freshness(self) -> str:
+        """How the page learns whether another actor changed the screen before acting on a
+        ref: ``"frames"`` (default), ``"strict"`` or ``"own"`` (:mod:`~.freshness`)."""
+        return self._freshness
+
+    @freshness.setter
+    def freshness(self, mode: str) -> None:
+        self._freshness = fresh.check_mode(mode)
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -317,33 +332,52 @@ class PageBase:
             self._recent.appendleft(self._last)
         self._last = snap
         self._snapshot_actions = actions
+        self._now = fresh.Reading(snap, actions, self._token, self._dump_token)
+        self._snap_tree = self._refs.assigned
         return snap
 
-    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False) -> Snapshot:
+    def _dump(self, limits: dict[str, int], timeout: float, web: bool = False, *,
+              unless: str | None = None) -> Snapshot:
         """A snapshot of the screen now, numbered by the page's tracker (with ``web``, its
-        pages merged in)."""
+        pages merged in). With ``unless`` (a frame count), the device dumps only if it drew
+        since it printed that count; else :class:`~.freshness.Unchanged` is raised."""
         if web:
-            return self._web_dump(limits, timeout, self._refs)
+            return self._web_dump(limits, timeout, self._refs, unless=unless)
         self._web_seen = False  # no page was looked for: no web field to type into
-        return self._read_dump(limits, timeout, self._refs)[0]
+        return self._read_dump(limits, timeout, self._refs, unless=unless)[0]
 
     def _read_dump(self, limits: dict[str, int], timeout: float, tracker: RefTracker | None,
-                   *, keep: bool = False) -> tuple[Snapshot, bytes]:
+                   *, keep: bool = False, unless: str | None = None) -> tuple[Snapshot, bytes]:
         """(the pruned dump, its bytes when ``keep``, else ``b""``); a recording
-        (:attr:`tracing`) is handed the bytes too."""
+        (:attr:`tracing`) is handed the bytes too. The frame count is read first in the same
+        round trip while :attr:`freshness` uses it; ``unless``: see :meth:`_dump`."""
         sink = self._dump_sink
         keep = keep or sink is not None
+        wrap = None
+        if unless is not None:
+            wrap = fresh.unless_same(unless)
+        elif tracker is not None and self._freshness == "frames" and self._frames_ok is not False:
+            wrap = fresh.with_frames
+        stream = self.device.dump_stream(timeout=timeout, wrap=wrap)
+        tap = fresh.FrameTap(stream) if wrap is not None else None
         # the device's output as it arrives (status text, then the XML), through the one path
         # from_xml takes too; each chunk is fed when the next arrives, so the last is known
         pruner = StreamPruner(tracker=tracker, **cast("dict[str, Any]", limits))
         kept: list[bytes] = []
         held: bytes | None = None
-        for chunk in self.device.dump_stream(timeout=timeout):
-            if held is not None:
-                pruner.feed(held)
-            held = chunk
-            if keep:
-                kept.append(bytes(chunk))
+        with contextlib.closing(stream):  # a frame check that answers early ends it
+            for chunk in (tap if tap is not None else stream):
+                if held is not None:
+                    pruner.feed(held)
+                held = chunk
+                if keep:
+                    kept.append(bytes(chunk))
+        if tap is not None:
+            self._dump_token = tap.token
+            if self._frames_ok is None:
+                self._frames_ok = fresh.valid_count(tap.token)
+        elif tracker is not None:
+            self._dump_token = None
         pruner.feed(held or b"", last=True)
         snap, data = pruner.close(), b"".join(kept)
         if sink is not None:
@@ -357,7 +391,7 @@ class PageBase:
             return self._read_dump({}, DUMP_TIMEOUT, None, keep=True)[1]
 
     def _web_dump(self, limits: dict[str, int], timeout: float,
-                  tracker: RefTracker | None) -> Snapshot:
+                  tracker: RefTracker | None, *, unless: str | None = None) -> Snapshot:
         """The screen with its foreground WebViews' pages merged in.
 
         A screen whose dump mentions a WebView is pruned twice: first natively, to find the
@@ -369,7 +403,7 @@ class PageBase:
         no page could be merged, the native pass was the one shown: the tracker adopts its
         fork. The ``[web]`` layer is imported only when a dump mentions a WebView."""
         fork = tracker.fork() if tracker is not None else None
-        snap, dump = self._read_dump(limits, timeout, fork, keep=True)
+        snap, dump = self._read_dump(limits, timeout, fork, keep=True, unless=unless)
         self._web_seen = b"WebView" in dump
         merged: Snapshot | None
         notes: list[str]
@@ -408,9 +442,11 @@ class PageBase:
     def _read_since_acting(self) -> bool:
         """Whether the screen was read after the last verb that may have changed it (the
         last snapshot, or a re-read for a target): what it shows is the screen now, even
-        where refs are trusted."""
-        return (self._last is not None and self._snapshot_actions == self.actions) or \
-            (self._now is not None and self._now[0] == self.actions)
+        where refs are trusted — and, unless only this page's actions count
+        (:attr:`freshness` ``"own"``), checked for other actors in this very verb."""
+        now = self._now
+        return now is not None and now.actions == self.actions and (
+            now.verb is self._token or self._freshness == "own" or self.trust_refs)
 
     def _refresh(self) -> Snapshot:
         """The screen read again for the caller (``find`` when stale): one dump, web pages
@@ -420,17 +456,31 @@ class PageBase:
         return self.snapshot(web=self._web)
 
     def _screen(self) -> Snapshot:
-        """The screen targets are resolved against: the last snapshot while it is fresh (or
-        refs are trusted); else the screen read again now — one dump per change, through
-        the page's tracker (refs keep their numbers) — which is not shown to the caller:
-        :attr:`last_snapshot` stays the snapshot the caller's refs come from, and a later
-        verb on them reads the screen again."""
+        """The screen targets are resolved against: the screen as last read while it still
+        shows the screen (or refs are trusted); else read again now, through the page's
+        tracker (refs keep their numbers), not shown to the caller (:attr:`last_snapshot`
+        stays the snapshot its refs come from). After this page acted it never shows it;
+        else :attr:`freshness` says (``"frames"``: one round trip asks the device whether it
+        drew since, bringing the dump when it did). Once per verb."""
         assert self._last is not None
-        if not self._stale():
+        if self.trust_refs:
             return self._last
-        if self._now is None or self._now[0] != self.actions:
-            self._now = (self.actions, self._dump({}, DUMP_TIMEOUT, self._web))
-        return self._now[1]
+        now = self._now
+        if now is None or now.actions != self.actions:  # this page acted since it was read
+            base, token = self._last, None
+        elif now.verb is self._token or self._freshness == "own":
+            return now.snap  # read in this verb (or trusted until this page acts)
+        else:
+            base, token = now.snap, now.token
+        if self._freshness != "frames" or not fresh.valid_count(token):
+            token = None  # read it again
+        try:
+            snap = self._dump({}, DUMP_TIMEOUT, self._web, unless=token)
+            token = self._dump_token
+        except fresh.Unchanged:  # nothing was drawn since: the screen is as it was read
+            snap = base
+        self._now = fresh.Reading(snap, self.actions, self._token, token)
+        return snap
 
     def _ref(self, ref: int) -> RefNode:
         if self._last is None:
@@ -447,6 +497,8 @@ class PageBase:
             changed = around_changed(ref, before, now) if before is not None else None
             if changed is not None:  # a look-alike on another screen, not the element
                 raise refused(changed)
+            if before is not None and self._refs.doubted_since(ref) > self._snap_tree:
+                raise refused(guessed(ref, before, now))  # one of identical elements
         return now.refs[ref]  # the same element, wherever it is now
 
     def _target(

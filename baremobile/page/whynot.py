@@ -3,7 +3,8 @@
 :class:`~baremobile.page.base.PageBase` resolves a ref against the screen as it is (read
 again when it may have changed); when the ref is not there, :func:`why_not` compares the
 last snapshot that had it with the screen now: another element where it was (changed beyond
-recognition), its list still on screen but moved (off screen), or nothing (gone).
+recognition), its list still on screen but moved (off screen), or nothing (gone);
+:func:`guessed` when it is one of identical elements whose number changed.
 :func:`dialog_over` says when a dialog takes the touches meant for an app's element.
 """
 
@@ -14,10 +15,10 @@ from collections.abc import Iterable
 
 from baremobile.errors import RefChanged, RefNotFound
 from baremobile.snapshot import RefNode, Snapshot
-from baremobile.snapshot.identity import RefTracker
+from baremobile.snapshot.identity import RefTracker, element_keys
 from baremobile.snapshot.tree import Node, Window
 
-__all__ = ["around_changed", "describe", "dialog_over", "why_not"]
+__all__ = ["around_changed", "describe", "dialog_over", "guessed", "why_not"]
 
 
 def why_not(ref: int, now: Snapshot, recent: Iterable[Snapshot], tracker: RefTracker
@@ -129,6 +130,20 @@ def around_changed(ref: int, before: Snapshot, now: Snapshot) -> RefChanged | No
     return RefChanged(
         f"ref {ref} ({describe(node, now.refs.node(ref))}) may be another element now: the "
         f"screen changed since the snapshot it came from and {why}; nothing was sent",
+        hint="take a new snapshot ({snapshot}) and pick the element from what it shows now")
+
+
+def guessed(ref: int, before: Snapshot, now: Snapshot) -> RefChanged:
+    """``ref`` is one of several identical elements whose number changed between ``before``
+    (the snapshot it came from) and ``now``, where the tracker could only guess which one
+    it is (:meth:`~baremobile.snapshot.identity.RefTracker.doubted_since`)."""
+    old, new = element_keys(before.tree.children), element_keys(now.tree.children)
+    key = new.get(ref)
+    then, count = (sum(1 for k in keys.values() if k == key) for keys in (old, new))
+    return RefChanged(
+        f"ref {ref} ({describe(now.refs[ref], now.refs.node(ref))}) is one of several "
+        f"identical elements ({then} in the snapshot it came from, {count} now): the screen "
+        f"changed since, and which of them ref {ref} is now cannot be told; nothing was sent",
         hint="take a new snapshot ({snapshot}) and pick the element from what it shows now")
 
 

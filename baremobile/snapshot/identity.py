@@ -40,6 +40,15 @@ display), its class, its resource id and
    element, never to another one.
 5. Everything else is a new element: it gets the next unused number.
 
+**Doubt.** Rule 2 pairs identical elements by where their container moved. When their
+number changed (a row of two identical ones was removed, one was added) and their
+container did not scroll as a whole — its other elements did not all move by the same
+non-zero distance — the pairing is a guess: "the first was removed and the second moved
+up into its place" and "the second was removed" give the same screen. The refs paired so
+are numbered as rule 2 says, and recorded as *doubted* since that screen
+(:meth:`RefTracker.doubted_since`): a page acting on a ref from a snapshot taken before
+refuses it instead of guessing (``RefChanged``).
+
 **Limits.** Two elements that share every part of a key cannot be told apart: when one
 replaces the other (a list scrolled by exactly one identical row, the "Navigate up" button
 of the next screen of the same app, at the same place) it inherits the ref — tapping it
@@ -228,6 +237,11 @@ def _deviation(old: _Entry, new: _Entry, shift: tuple[float, float]) -> float:
     )
 
 
+#: How far (px) the moves of a container's elements may differ from their median for the
+#: container to count as scrolled as a whole.
+RIGID = 8
+
+
 class _Matcher:
     def __init__(self, old: list[_Entry], new: list[_Entry], resized: bool) -> None:
         self.old = old
@@ -236,6 +250,10 @@ class _Matcher:
         self.pairs: dict[int, _Entry] = {}  # id(new entry) -> old entry
         self.used: set[int] = set()  # id(old entry)
         self.shifts: dict[Key, tuple[float, float]] = {}
+        #: containers whose matched elements all moved by one non-zero distance (a scroll)
+        self.scrolled: set[Key] = set()
+        #: id(new entry) of identical elements paired by a guess (see "Doubt")
+        self.doubted: set[int] = set()
 
     def pair(self, o: _Entry, n: _Entry) -> None:
         self.pairs[id(n)] = o
@@ -270,10 +288,13 @@ class _Matcher:
                 multi.append((os_, ns))
         if not self.resized:
             for c, ms in moves.items():
-                self.shifts[c] = (
+                shift = self.shifts[c] = (
                     statistics.median(m[0] for m in ms),
                     statistics.median(m[1] for m in ms),
                 )
+                if shift != (0, 0) and all(abs(m[0] - shift[0]) <= RIGID
+                                           and abs(m[1] - shift[1]) <= RIGID for m in ms):
+                    self.scrolled.add(c)
         for os_, ns in multi:
             self.align(os_, ns)
         if not self.resized:
@@ -307,6 +328,8 @@ class _Matcher:
                 best, best_pairs = score, good
         for o, n in best_pairs:
             self.pair(o, n)
+            if len(os_) != len(ns) and n.container not in self.scrolled:
+                self.doubted.add(id(n))
 
     def loose(self) -> None:
         """Rule 3: changed labels, where the container's known move puts the element."""
@@ -357,10 +380,21 @@ class RefTracker:
         self.next = 1
         #: numbers whose element is gone → what it was (``Button "OK"``), for error messages
         self.gone: dict[int, str] = {}
+        #: how many trees were numbered (:meth:`assign`); a tree's number is this after it
+        self.assigned = 0
+        #: refs whose element was paired by a guess → the tree it happened in (see "Doubt")
+        self._doubted: dict[int, int] = {}
 
     def issued(self, ref: int) -> bool:
         """Whether ``ref`` was ever handed out by this tracker."""
         return 0 < ref < self.next
+
+    def doubted_since(self, ref: int) -> int:
+        """The number of the last tree (:attr:`assigned`) in which ``ref`` went to one of
+        several identical elements by a guess (their number changed and their container
+        did not scroll: see "Doubt" in the module docs), or 0. A ref from a tree numbered
+        before that may name another of them."""
+        return self._doubted.get(ref, 0)
 
     def fork(self) -> RefTracker:
         """A copy to number a tree that may not be the one shown (the native pass of a
@@ -369,11 +403,13 @@ class RefTracker:
         # the remembered screens' entries are never changed by assign(), only the deque
         other._screens = deque(self._screens, maxlen=self._screens.maxlen)
         other.next, other.gone = self.next, dict(self.gone)
+        other.assigned, other._doubted = self.assigned, dict(self._doubted)
         return other
 
     def adopt(self, fork: RefTracker) -> None:
         """Take the state of ``fork`` (:meth:`fork`): its tree was the one shown."""
         self._screens, self.next, self.gone = fork._screens, fork.next, fork.gone
+        self.assigned, self._doubted = fork.assigned, fork._doubted
 
     def assign(
         self, tops: list[Node], refs: dict[int, Node], size: tuple[int, int]
@@ -385,8 +421,10 @@ class RefTracker:
         """
         del refs  # the tree is walked: its line order is the order new numbers follow
         new = _entries(tops)
+        self.assigned += 1
         pairs: dict[int, _Entry] = {}
         taken: set[int] = set()
+        doubted: set[int] = set()
         for old, old_size in self._screens:  # the previous screen first, then older ones
             rest = [e for e in new if id(e) not in pairs] if pairs else new
             if not rest:
@@ -394,14 +432,18 @@ class RefTracker:
             avail = [o for o in old if o.ref not in taken] if taken else old
             if not avail:
                 continue
-            found = _Matcher(avail, rest, size != old_size).run()
+            matcher = _Matcher(avail, rest, size != old_size)
+            found = matcher.run()
             pairs.update(found)
+            doubted |= matcher.doubted
             taken.update(o.ref for o in found.values())
         out: dict[int, Node] = {}
         for e in new:
             o = pairs.get(id(e))
             if o is not None:
                 e.ref = o.ref
+                if id(e) in doubted:
+                    self._doubted[e.ref] = self.assigned
             else:
                 e.ref = self.next
                 self.next += 1
@@ -414,6 +456,8 @@ class RefTracker:
                     self.gone[o.ref] = _describe(o.node)
         for r in kept:
             self.gone.pop(r, None)
+        for r in [r for r in self._doubted if r not in kept]:
+            del self._doubted[r]  # its element left: a ref not on screen is refused anyway
         while len(self.gone) > MAX_GONE:
             del self.gone[next(iter(self.gone))]
         self._screens.appendleft((new, size))

@@ -13,7 +13,7 @@ Modules: :mod:`.toybox` (option parsing, identity and process basics), :mod:`.fi
 :mod:`.activity` (``am``, ``monkey``, ``cmd``, ``svc``), :mod:`.package` (``pm``),
 :mod:`.intents` (packages and intents), :mod:`.system` (``getprop``,
 ``settings``, ``wm``, ``dumpsys``, ``logcat`` ...), :mod:`.ui` (``uiautomator``,
-``screencap``).
+``screencap``), :mod:`.surfaceflinger` (``service call SurfaceFlinger 1013``: frames drawn).
 """
 
 from __future__ import annotations

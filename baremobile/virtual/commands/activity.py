@@ -140,6 +140,11 @@ def _am_broadcast(p: Proc, args: list[str]) -> Gen:
         return 255
     it.flags |= FLAG_RECEIVER_FROM_SHELL
     yield out(f"Broadcasting: {it}\n")
+    deliver = getattr(p.model.screens, "broadcast", None)  # the screen in front's receiver
+    if deliver is not None and it.action:
+        package = it.package or (it.component[0] if it.component else None)
+        p.model.events.append("broadcast", action=it.action,
+                              received=bool(deliver(it.action, package)))
     yield out("Broadcast completed: result=0\n")
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from baremobile.virtual.commands import surfaceflinger
 from baremobile.virtual.commands.binder import binder_tail, java_exception
 from baremobile.virtual.commands.registry import command
 from baremobile.virtual.shell.process import Proc, err, out
@@ -278,12 +279,14 @@ _STATUSBAR_CALLS = {1: "expand-notifications", 2: "collapse"}
 
 @command("service")
 def service(p: Proc) -> Gen:
-    """``service call SERVICE CODE`` (the statusbar's panels), ``service check``; a reply
-    prints as ``service`` prints a ``Parcel``."""
+    """``service call SERVICE CODE`` (the statusbar's panels, SurfaceFlinger's frame count:
+    :mod:`.surfaceflinger`), ``service check``; a reply prints as ``service`` prints a
+    ``Parcel``."""
     args = p.argv[1:]
     if len(args) >= 2 and args[0] in ("call", "check"):
         name = args[1]
-        known = name in ("statusbar", "activity", "package", "window", "input", "power")
+        known = name in ("statusbar", "activity", "package", "window", "input", "power",
+                         "SurfaceFlinger")
         if args[0] == "check":
             yield out(f"Service {name}: {'found' if known else 'not found'}\n")
             return 0
@@ -291,6 +294,9 @@ def service(p: Proc) -> Gen:
             yield err(f"service: Service {name} does not exist\n")
             return 10
         code = int(args[2]) if len(args) > 2 and args[2].isdigit() else 0
+        if name == "SurfaceFlinger":  # the display's frame count, and nothing else
+            yield out(surfaceflinger.transact(p, code))
+            return 0
         if name == "statusbar" and code in _STATUSBAR_CALLS:
             p.model.screens.statusbar(_STATUSBAR_CALLS[code])
         yield out("Result: Parcel(00000000    '....')\n")

@@ -110,7 +110,8 @@ def validate(ctx: Where, sc: Scenario) -> None:
                     current = None
                 elif a.kind in NAV_ACTIONS:
                     current = None
-                elif a.kind in ("toggle", "clear", "focus") and isinstance(a.arg, Selector):
+                elif a.kind in ("toggle", "clear", "focus", "remove") and \
+                        isinstance(a.arg, Selector):
                     if current is not None:
                         need_match(a.arg, current, rule.line, a.kind + " target")
                 elif a.kind == "zoom" and current is not None and current.zoom is None:

@@ -123,14 +123,15 @@ class Action:
 
 @dataclass
 class Rule:
-    """``trigger`` (tap, double_tap, long_press, enter, swipe; in recorded scenarios also
-    type, key, launched, opened, drag, pinch, gesture, intent) on ``selector`` (or
-    ``direction``) → actions.
+    """``trigger`` (tap, double_tap, long_press, enter, swipe, broadcast; in recorded
+    scenarios also type, key, launched, opened, drag, pinch, gesture, intent) on
+    ``selector`` (or ``direction``) → actions.
 
-    ``options`` holds what a recorded scenario's trigger says besides its selector: the
-    typed ``text`` (with ``into``, ``submit``), the ``key`` code, the ``package`` launched,
-    the ``uri`` opened, the swipe's start node ``from``, the drag's end node ``to``, the
-    pinch's ``scale``, the gesture's finger ``paths``, the ``intent``'s fields."""
+    ``options`` holds what a trigger says besides its selector: a broadcast's intent
+    ``action``; in a recorded scenario the typed ``text`` (with ``into``, ``submit``), the
+    ``key`` code, the ``package`` launched, the ``uri`` opened, the swipe's start node
+    ``from``, the drag's end node ``to``, the pinch's ``scale``, the gesture's finger
+    ``paths``, the ``intent``'s fields."""
 
     trigger: str
     selector: Selector | None

@@ -21,7 +21,7 @@ __all__ = [
     "parse_selector", "qualify", "parse_action", "parse_rule", "parse_filter", "parse_zoom",
 ]
 
-TRIGGERS = ("tap", "double_tap", "long_press", "enter", "swipe")
+TRIGGERS = ("tap", "double_tap", "long_press", "enter", "swipe", "broadcast")
 #: the triggers only a recorded scenario has (``recorded: true``; made from a trace)
 RECORDED_TRIGGERS = ("type", "key", "launched", "opened", "drag", "pinch", "gesture", "intent")
 #: recorded triggers whose value is a selector (the element touched)
@@ -47,6 +47,7 @@ _ARG_ACTIONS = (
     "view",
     "focus",
     "zoom",
+    "remove",
 )
 NAV_ACTIONS = ("goto", "replace", "back_to", "back", "home", "recents", "dismiss", "launch",
                 "view")
@@ -166,6 +167,8 @@ def parse_action(ctx: Where, kind: str, arg: Any, screen: str, node: Any) -> Act
         return Action(kind, {"package": as_str(ctx, arg, "launch", screen, node), "activity": None})
     if kind == "view":
         return Action(kind, as_str(ctx, arg, "view", screen, node))
+    if kind == "remove":  # the app takes a node (a list's row) off its screen
+        return Action(kind, parse_selector(ctx, arg, screen, node))
     if kind == "zoom":  # multiply the screen's zoom by a factor, or "reset" it
         if arg == "reset":
             return Action(kind, None)
@@ -250,6 +253,9 @@ def parse_rule(ctx: Where, spec: Any, screen: str, *, recorded: bool = False) ->
         direction = as_str(ctx, spec[trigger], "swipe direction", screen, spec)
         if direction not in ("up", "down", "left", "right"):
             raise ctx.err("swipe direction is up, down, left or right", screen=screen, node=spec)
+    elif trigger == "broadcast":  # an intent's action the screen's receiver listens for
+        options = {"action": as_str(ctx, spec[trigger], "broadcast (an intent action)",
+                                    screen, spec)}
     elif trigger in _RECORDED_SELECTORS:
         selector = parse_selector(ctx, spec[trigger], screen, spec)
     elif trigger in RECORDED_TRIGGERS:

@@ -4,8 +4,10 @@ A tap (or long press, ENTER, or a swipe nothing scrolled) on a screen finds the 
 whose selector matches the node that took it — the node itself, then what it holds, then
 what holds it — and runs the rule's actions in order: go to or replace a screen, go back,
 open a dialog or a panel, toggle, set or insert text, move focus, send a message into a
-list, launch an app or view a URI. Without a rule, taps do what Android widgets do by
-themselves: focus an editable field, toggle a checkable (radio buttons in their group).
+list, remove a node, launch an app or view a URI. A broadcast runs the front screen's
+``broadcast`` rules the same way (:meth:`ScreenModel.broadcast`). Without a rule, taps do
+what Android widgets do by themselves: focus an editable field, toggle a checkable (radio
+buttons in their group).
 """
 
 from __future__ import annotations
@@ -274,6 +276,30 @@ class Reactions:
         elif k == "zoom":
             owner = self.state.host(inst)
             self.zoom(owner, None if a.arg is None else owner.scale * a.arg)
+        elif k == "remove":
+            self.remove(inst, a.arg)
+
+    def remove(self, inst: ScreenInstance, sel: Selector) -> bool:
+        """``remove``: the app takes the first node ``sel`` matches off ``inst``'s screen,
+        and the nodes after it in its parent close the gap — each moves up by the distance
+        from the removed node's top to the next one's, as a RecyclerView lays its rows out
+        again after ``notifyItemRemoved``. False when nothing matched."""
+        for w in inst.windows:
+            for parent in w.iter():
+                i = next((j for j, c in enumerate(parent.children) if sel.matches(c)), None)
+                if i is None:
+                    continue
+                gone = parent.children.pop(i)
+                later = parent.children[i:]
+                if later and later[0].bounds[1] + later[0].dy > gone.bounds[1] + gone.dy:
+                    shift = (later[0].bounds[1] + later[0].dy) - (gone.bounds[1] + gone.dy)
+                    for c in later:
+                        c.dy -= shift
+                if inst.focus is not None and any(n is inst.focus for n in gone.iter()):
+                    inst.focus = None
+                self.state.changed()
+                return True
+        return False
 
     def zoom(self, inst: ScreenInstance, scale: float | None) -> bool:
         """Set a zoomable screen's scale (``None``: back to its minimum), kept inside the

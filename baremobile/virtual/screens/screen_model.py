@@ -114,6 +114,10 @@ class ScreenModel:
         self._renderer.web = self._touch.web = self._keys.web = self._web
         #: a recorded scenario is played back, not simulated (``screens/replay.py``)
         self._replay = Replay(scenario) if scenario.recorded else None
+        #: the compositor's frames (:meth:`frames`): the count, and what was drawn when it
+        #: was last asked
+        self._frame_count = 1
+        self._frame_key: tuple[Any, ...] | None = None
 
     @classmethod
     def from_scenario(cls, path: str | os.PathLike[str] | None = None, clock: Clock | None = None
@@ -535,6 +539,42 @@ class ScreenModel:
             pkg = self._state.view(uri)
             self._state.changed()
             return pkg
+
+    # -- other actors: the app itself, the compositor --------------------------------------
+    def frames(self) -> int:
+        """The frames the display has composited so far — SurfaceFlinger's page-flip count
+        (``service call SurfaceFlinger 1013``): one more whenever what is drawn has changed
+        since it was last asked (the screens' state, the status bar's or the always-on
+        display's minute, a web page's title or address), none while the screen stands
+        still. Never goes back (a :meth:`reset` is a change too)."""
+        with self._lock:
+            st = self._state
+            clock_drawn = self.display.status_bar or not st.screen_on
+            key = (st.version, st.clock.minute() if clock_drawn else None,
+                   self._web.generation)
+            if key != self._frame_key:
+                self._frame_key = key
+                self._frame_count += 1
+            return self._frame_count
+
+    def broadcast(self, action: str, package: str | None = None) -> bool:
+        """An intent broadcast (``am broadcast -a ACTION [-p PACKAGE]``) reaches the screen
+        in front, as a receiver its activity registered while resumed: the screen's
+        ``broadcast`` rules for ``action`` run (the app changes its own screen: removes a
+        row, opens a dialog…). True when one ran."""
+        with self._lock:
+            if self._replay is not None:
+                return False
+            top = self._state.top()
+            if top is None or (package is not None and top.sd.package != package):
+                return False
+            rule = next((r for r in top.sd.rules if r.trigger == "broadcast"
+                         and r.options.get("action") == action), None)
+            if rule is None:
+                return False
+            self._state.changed()
+            self._reactions.run(rule.actions, top, top.windows[0], top.windows[0])
+            return True
 
     # -- for white-box tests --------------------------------------------------------------
     def _top(self) -> ScreenInstance | None:

@@ -225,7 +225,17 @@ def recents_screen(display: Display, state: ScreenState) -> ScreenInstance:
         n.origin = "recents"
     sd = ScreenDef("recents", p, state.home.stack[0].sd.activity, Path("<generated>"),
                    [root], [], [], {}, [])
-    return ScreenInstance(sd, {}, "system")
+    inst = ScreenInstance(sd, {}, "system")
+    # the overview is built afresh each time it opens, but it shows the same elements (its
+    # panel, "Clear all", a task's card): what each node is an instance of (``defn``) is
+    # what it is — its kind and label, and its ancestors' — not the node it was built from
+    stack = [(w, "recents") for w in inst.windows]
+    while stack:
+        n, above = stack.pop()
+        here = f"{above}/{n.cls}#{n.rid}#{n.text}#{n.desc}"
+        n.meta["defn"] = here
+        stack.extend((c, here) for c in n.children)
+    return inst
 
 
 def default_launcher(display: Display, installed: Iterable[AppDef]) -> tuple[ScreenDef, AppDef]:
