@@ -38,12 +38,12 @@ from typing import Any
 from baremobile.calls import Call
 from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
+from baremobile.daemon.automobile import METHODS as AUTOMOBILE_METHODS
 from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub
 from baremobile.daemon.inflight import Deadlines, Pending, failure_for
 from baremobile.daemon.methods import METHODS, Method
 from baremobile.safetext import problem
-from baremobile.transport.wire import wait_ready
 
 __all__ = ["Connection", "DaemonServer", "run"]
 
@@ -80,10 +80,14 @@ class Connection:
     when a write is not taken within the send timeout, the client is dropped.
     """
 
-    def __init__(self, server: DaemonServer, sock: socket.socket, number: int) -> None:
+    def __init__(self, server: DaemonServer, sock: socket.socket, number: int,
+                 vocabulary: str | None = None) -> None:
         self.server = server
         self.sock = sock
         self.number = number
+        #: whose words the connection speaks: None (ours), or ``automobile`` (a connection
+        #: on the AutoMobile endpoint: :mod:`baremobile.daemon.automobile`)
+        self.vocabulary = vocabulary
         self.closed = False
         self.pending: set[Pending] = set()
         self.lock = threading.Lock()
@@ -278,6 +282,7 @@ class DaemonServer:
         clock: Callable[[], float] = time.monotonic,
         max_connections: int = MAX_CONNECTIONS,
         send_timeout: float = SEND_TIMEOUT,
+        automobile: Any = None,
     ) -> None:
         from baremobile import __version__
 
@@ -302,6 +307,10 @@ class DaemonServer:
         self._last_activity = clock()
         self._deadlines: Deadlines | None = None
         self.started = time.time()
+        #: AutoMobile's endpoint (``automobile.Endpoint``), opened by :meth:`start`
+        self.automobile = automobile
+        #: AutoMobile's ``debug`` feature flag (its debug-only tools listed)
+        self.automobile_debug = False
 
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> DaemonServer:
@@ -315,6 +324,12 @@ class DaemonServer:
             raise DaemonError(f"another daemon is running on {self.path}",
                               hint="stop it first (baremobile daemon stop), or set "
                                    f"${paths.ENV_SOCKET} to use another socket") from None
+        if self.automobile is not None:  # never over a live AutoMobile daemon: checked
+            try:
+                self.automobile.open(self.version)
+            except BaseException:
+                self._unlock()
+                raise
         # we hold the lock, so no live daemon listens here: a socket file is stale
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
@@ -324,6 +339,8 @@ class DaemonServer:
             listener.bind(self.path)
         except OSError as exc:
             listener.close()
+            if self.automobile is not None:
+                self.automobile.close()
             self._unlock()
             raise DaemonError(f"cannot listen on {self.path}: {exc.strerror or exc}") from None
         finally:
@@ -342,6 +359,9 @@ class DaemonServer:
         self._last_activity = self.clock()
         log.info("baremobile daemon %s listening on %s (pid %d)", self.version, self.path,
                  os.getpid())
+        if self.automobile is not None:
+            log.info("AutoMobile's endpoint on %s (pid file %s)", self.automobile.path,
+                     self.automobile.pid_file)
         return self
 
     def serve(self) -> str:
@@ -349,12 +369,15 @@ class DaemonServer:
         assert self._listener is not None, "start() first"
         try:
             while not self.stopping.is_set():
+                listeners = [self._listener]
+                if self.automobile is not None and self.automobile.listener is not None:
+                    listeners.append(self.automobile.listener)
                 try:
-                    ready = wait_ready(self._listener, timeout=0.2)
+                    ready, _, _ = select.select(listeners, [], [], 0.2)
                 except (OSError, ValueError):
                     break
-                if ready:
-                    self._accept()
+                for listener in ready:
+                    self._accept(listener)
                 self._check_idle()
         finally:
             self._shutdown()
@@ -378,10 +401,10 @@ class DaemonServer:
         if idle >= self.idle_timeout:
             self.stop_soon(f"idle for {idle:.0f} s (--idle-timeout {self.idle_timeout:g})")
 
-    def _accept(self) -> None:
-        assert self._listener is not None
+    def _accept(self, listener: socket.socket) -> None:
+        vocabulary = "automobile" if listener is not self._listener else None
         try:
-            sock, _ = self._listener.accept()
+            sock, _ = listener.accept()
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EINTR):
                 log.warning("accept failed: %s", exc)
@@ -399,7 +422,7 @@ class DaemonServer:
                                         f"{len(self._conns)} connections",
                                         "close idle connections and retry", "DAEMON")
             if refusal is None:
-                conn = Connection(self, sock, next(self._numbers))
+                conn = Connection(self, sock, next(self._numbers), vocabulary)
                 self._conns.add(conn)
                 self._last_activity = self.clock()
         if refusal is not None:
@@ -445,6 +468,8 @@ class DaemonServer:
                 os.unlink(self.path)
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(paths.metadata_path(self.path))
+        if self.automobile is not None:
+            self.automobile.close()
         self._unlock()  # a new daemon may start now; this one only winds down
         # every request the daemon read gets its answer, and every answer queued is sent:
         # cancel what runs (new requests are refused: _register), wait until each answer
@@ -490,15 +515,19 @@ class DaemonServer:
             "startedAt": int(self.started * 1000),
             "uptimeMs": int((time.time() - self.started) * 1000),
             "idleTimeoutS": self.idle_timeout, "connections": conns,
-            "requestsInFlight": in_flight, **self.hub.status(),
+            "requestsInFlight": in_flight,
+            "automobile": self.automobile.describe() if self.automobile is not None else None,
+            **self.hub.status(),
         }
 
     def dispatch(self, conn: Connection, req: proto.Request) -> None:
-        method = METHODS.get(req.method)
+        methods = AUTOMOBILE_METHODS if conn.vocabulary == "automobile" else METHODS
+        method = methods.get(req.method)
         if method is None:
             conn.send(failure_for(req.id, UnknownMethod(
+                f"Unsupported daemon method: {req.method}" if conn.vocabulary else
                 f"there is no method {req.method!r}",
-                hint="methods: " + ", ".join(METHODS))), wait=True)
+                hint="methods: " + ", ".join(methods))), wait=True)
             return
         if not method.device:  # answered at once, in this reader thread
             try:
@@ -575,9 +604,11 @@ def _short(message: dict[str, Any]) -> str:
 
 
 def run(hub: Hub, sock_path: str | None = None, *, idle_timeout: float | None = 900.0,
-        install_signals: bool = True) -> str:
-    """Start the daemon and serve until stopped (SIGTERM/SIGINT stop it cleanly)."""
-    server = DaemonServer(hub, sock_path, idle_timeout=idle_timeout).start()
+        install_signals: bool = True, automobile: Any = None) -> str:
+    """Start the daemon and serve until stopped (SIGTERM/SIGINT stop it cleanly);
+    ``automobile``: AutoMobile's endpoint beside (``automobile.Endpoint``)."""
+    server = DaemonServer(hub, sock_path, idle_timeout=idle_timeout,
+                          automobile=automobile).start()
     if install_signals and threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda num, frame: server.stop_soon(

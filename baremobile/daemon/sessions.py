@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from baremobile.daemon.navigation import NavGraph
 from baremobile.errors import InvalidArgument
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
@@ -46,6 +47,8 @@ class SessionState:
     last_used_ms: int = field(default_factory=_now_ms)
     calls: int = 0
     in_flight: int = 0
+    #: the screens its calls saw and the moves between them (``ide/getNavigationGraph``)
+    graph: NavGraph = field(default_factory=NavGraph)
 
     def touch(self, clock: Any = None) -> None:
         """Mark it used now (``clock()``: seconds since the epoch; the wall clock by
@@ -65,6 +68,10 @@ class Policy:
     observe: bool | None = None
     settle: float | None = None
     max_chars: int | None = None
+    #: a session's first call that names no device, with several free: the pool hands one
+    #: (the device given back last, else the least recently used — AutoMobile's pool)
+    #: instead of ``MULTIPLE_DEVICES_DEVICE_ID_REQUIRED``
+    choose_device: bool = False
 
 
 def policy_of(params: dict[str, Any]) -> Policy:
@@ -103,16 +110,18 @@ class HubPages:
     device for the whole daemon). A session's first call adopts the one free device it may
     use; ``virtual:new`` is a phone of its own."""
 
-    def __init__(self, hub: Any, state: SessionState) -> None:
+    def __init__(self, hub: Any, state: SessionState, *, choose: bool = False) -> None:
         self.hub = hub
         self.state = state
+        self.choose = choose  #: with several free devices, the pool picks (Policy)
         self.used: str | None = None  #: the pool key this request acted on
 
     def page(self, session: Session, spec: str | None) -> Any:
         if spec is None or device_key(spec) == "auto":
             spec = session.options.device
         if spec is None:  # a session's first call: the one free device it may use, if any
-            spec = self.hub.adopt(self.state, lambda key: _may_use(session, key))
+            spec = self.hub.adopt(self.state, lambda key: _may_use(session, key),
+                                  choose=self.choose)
         key = session.check_allowed(spec)
         if key == NEW_VIRTUAL:  # the session's own virtual phone
             key = self.hub.own_phone(self.state)
@@ -160,7 +169,7 @@ def session_for_request(hub: Any, state: SessionState, policy: Policy
     """The session ``tools.call`` runs one request against: the daemon session's defaults
     (shared by all its requests), the calling client's limits (``policy``), the hub's pages.
     Also returns the pages, which say which device the request used."""
-    pages = HubPages(hub, state)
+    pages = HubPages(hub, state, choose=policy.choose_device)
     session = Session(files_dir=policy.files_dir, allow_devices=policy.allow_devices,
                       allow_scenarios=policy.allow_scenarios,
                       allow_eval=hub.allow_eval,  # the daemon's operator decides
