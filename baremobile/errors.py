@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+TYPE_CHECKING = False  # typing is not imported at run time: the CLI's fast path loads this
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "DOORS",
     "HINT_VERBS",
@@ -81,6 +85,11 @@ class BaremobileError(Exception):
 
     code: str = "ERROR"
     default_hint: str = ""
+    #: raised before its verb sent anything (:func:`baremobile.page.steps.refused`)
+    nothing_sent: bool = False
+    #: what the tool layer adds to the failed call's answer (a batch's steps so far, the
+    #: observation an observing call made), None when nothing
+    data: dict[str, Any] | None = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         self.message = message

@@ -44,13 +44,16 @@ import hashlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from baremobile.safetext import clean
+
+if TYPE_CHECKING:
+    from pluggy import Result
 
 __all__ = ["device_spec", "page", "virtual_phone"]
 
@@ -230,7 +233,8 @@ def _short_traceback(call: pytest.CallInfo[None]) -> None:
     with contextlib.suppress(Exception):  # never fail the run here
         import types
 
-        frames, tb = [], excinfo.tb
+        frames: list[types.TracebackType] = []
+        tb: types.TracebackType | None = excinfo.tb
         while tb is not None:
             frames.append(tb)
             tb = tb.tb_next
@@ -241,6 +245,7 @@ def _short_traceback(call: pytest.CallInfo[None]) -> None:
         chain = None
         for t in reversed(kept):
             chain = types.TracebackType(chain, t.tb_frame, t.tb_lasti, t.tb_lineno)
+        assert chain is not None  # kept is not empty
         value = excinfo.value
         call.excinfo = pytest.ExceptionInfo.from_exc_info((type(value), value, chain))
 
@@ -252,7 +257,8 @@ def _is_ours(exc: BaseException) -> bool:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, Result[pytest.TestReport], None]:
     if not (item.config.getoption("fulltrace", False) or item.config.getoption("usepdb", False)):
         _short_traceback(call)
     outcome = yield
@@ -291,7 +297,10 @@ def _failure(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Test
         out["line"] = line
         import inspect
 
-        lines, first = inspect.getsourcelines(getattr(item, "obj", None))
+        obj = getattr(item, "obj", None)
+        if obj is None:
+            return out
+        lines, first = inspect.getsourcelines(obj)
         numbered = list(enumerate((x.rstrip("\n") for x in lines), start=max(first, 1)))
         if not any(n == line for n, _ in numbered):  # a helper's line: read the file there
             import linecache
@@ -364,6 +373,6 @@ def _record_failure(item: pytest.Item, report: pytest.TestReport, page: Any) -> 
 
 
 def _why(exc: BaseException) -> str:
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception):  # duck-typed: any error with a code and a message
         return clean(f"{exc.code}: {exc.message}")  # type: ignore[attr-defined]
     return clean(f"{type(exc).__name__}: {exc}")

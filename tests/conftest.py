@@ -355,3 +355,12 @@ def virtual_command() -> Iterator[tuple[str, subprocess.Popen[str]]]:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The documentation's blocks by kind, when their test ran (issue 31)."""
+    from tests import doc_examples
+
+    if doc_examples.COUNTS:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(doc_examples.COUNTS.items()))
+        terminalreporter.write_line(f"documentation blocks: {kinds}")

@@ -29,12 +29,20 @@ import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import IO
+from typing import Protocol
 
 from baremobile.safetext import decode
 
 __all__ = ["ApkInfo", "read_apk", "ApkError", "MAX_CHUNKS", "MAX_MANIFEST", "MAX_TABLE",
            "MAX_TEXT"]
+
+class ApkFile(Protocol):
+    """What :func:`read_apk` reads: a seekable binary file, as :mod:`zipfile` reads it."""
+
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
+    def tell(self) -> int: ...
+    def read(self, n: int = -1, /) -> bytes: ...
+
 
 #: the largest manifest and resource table read (real ones: ~10 KB–2 MB, ~50 KB–30 MB)
 MAX_MANIFEST = 8 << 20
@@ -157,7 +165,8 @@ def _manifest(data: bytes) -> tuple[str, tuple[int, int], int | None, str | None
                         "<IIIHBBI", data, a)
                     # the resource map names android attributes even when their names are not
                     attr = ids[aname] if aname < len(ids) else (
-                        strings.get(aname, 16) if aname < len(strings) else "")  # type: ignore[union-attr]
+                        strings.get(aname, 16) if isinstance(strings, _StringPool)
+                        and aname < len(strings) else "")
                     text = strings[raw] if raw != _NO_ENTRY and raw < len(strings) else None
                     if el_name == "manifest" and attr == "package":
                         package = text or ""
@@ -266,7 +275,7 @@ def _entry(table: bytes, pos: int, header: int, size: int, entry_id: int
     return dtype, data
 
 
-def read_apk(f: IO[bytes], *, language: str = "en") -> ApkInfo:
+def read_apk(f: ApkFile, *, language: str = "en") -> ApkInfo:
     """Package, label, version code and name of the APK in ``f`` (seekable).
 
     Whatever ``f`` holds (the device's file: any app's bytes), this returns or raises

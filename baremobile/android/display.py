@@ -118,18 +118,29 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+@dataclass
+class _Block:
+    """A display block being read: what its lines said so far."""
+
+    id: int
+    init: tuple[int, int] | None = None
+    dpi: int | None = None
+    cur: tuple[int, int] | None = None
+    rot: int | None = None
+
+
 def parse_displays(data: bytes | str) -> list[Display]:
     """Every display block with an ``init=`` line, in the order printed. A rotation line
     outside every block (Android ≤ 9's window manager line after the display contents, a
     root ``winConfig`` before them) is display 0's when its block has none."""
-    blocks: list[dict[str, object]] = []
+    blocks: list[_Block] = []
     outside: int | None = None
-    cur: dict[str, object] | None = None
+    cur: _Block | None = None
     depth = -1  # the indentation of the current block's header
     for line in lines(data):
         m = _HEADER.match(line)
         if m:
-            cur = {"id": int(m.group(1))}
+            cur = _Block(int(m.group(1)))
             blocks.append(cur)
             depth = _indent(line)
             continue
@@ -137,38 +148,36 @@ def parse_displays(data: bytes | str) -> list[Display]:
             cur = None  # back at the header's level: outside every block
         i = _INIT.search(line)
         if i and cur is None and not blocks:  # Android 4.x dumps without a header
-            cur = {"id": 0}
+            cur = _Block(0)
             blocks.append(cur)
             depth = -1
-        if cur is not None and i and "init" not in cur:
-            cur["init"] = (int(i.group(1)), int(i.group(2)))
+        if cur is not None and i and cur.init is None:
+            cur.init = (int(i.group(1)), int(i.group(2)))
             if i.group(3):
-                cur["dpi"] = int(i.group(3))
+                cur.dpi = int(i.group(3))
             c = _CUR.search(line)
             if c:
-                cur["cur"] = (int(c.group(1)), int(c.group(2)))
+                cur.cur = (int(c.group(1)), int(c.group(2)))
         for r in _ROT.finditer(line):
             value = _rotation(r.group(1))
             if value is None:
                 continue
             if cur is None:
                 outside = value if outside is None else outside
-            elif "rot" not in cur:
-                cur["rot"] = value
+            elif cur.rot is None:
+                cur.rot = value
     out = []
     for b in blocks:
-        init = b.get("init")
-        if init is None:
+        natural = b.init
+        if natural is None:
             continue
-        natural = init  # type: ignore[assignment]
-        current = b.get("cur", natural)
-        rot = b.get("rot")
-        if rot is None and b["id"] == 0:
+        current = b.cur if b.cur is not None else natural
+        rot = b.rot
+        if rot is None and b.id == 0:
             rot = outside
         if rot is None:  # not printed: cur against init tells 0/180 from 90/270
-            rot = 1 if current != natural and current == natural[::-1] else 0  # type: ignore[index]
-        out.append(Display(int(b["id"]), natural, current,  # type: ignore[arg-type]
-                           b.get("dpi"), int(rot)))  # type: ignore[arg-type]
+            rot = 1 if current != natural and current == natural[::-1] else 0
+        out.append(Display(b.id, natural, current, b.dpi, rot))
     return out
 
 

@@ -90,33 +90,43 @@ def _label(word: str, names: Mapping[int, str]) -> str:
     return word
 
 
+@dataclass
+class _Block:
+    """An ``add device`` block being read."""
+
+    path: str
+    name: str = ""
+    keys: set[str] = field(default_factory=set)
+    axes: dict[str, Axis] = field(default_factory=dict)
+    props: set[str] = field(default_factory=set)
+
+
 def parse_getevent(data: bytes | str) -> list[EventDevice]:
     """Every device of ``getevent -lp`` / ``getevent -p`` output, in the order listed.
     Lines it does not know (``could not get driver version``, ``bus:`` … of ``-i``) are
     skipped; a block cut short keeps what was printed."""
     devices: list[EventDevice] = []
-    cur: dict[str, object] | None = None
+    cur: _Block | None = None
     section = ""
 
     def flush() -> None:
         if cur is not None:
             devices.append(EventDevice(
-                str(cur["path"]), str(cur["name"]), frozenset(cur["keys"]),  # type: ignore[arg-type]
-                MappingProxyType(dict(cur["axes"])),  # type: ignore[call-overload]
-                frozenset(cur["props"])))  # type: ignore[arg-type]
+                cur.path, cur.name, frozenset(cur.keys), MappingProxyType(dict(cur.axes)),
+                frozenset(cur.props)))
 
     for line in lines(data):
         m = _ADD.match(line)
         if m:
             flush()
-            cur = {"path": m.group(1), "name": "", "keys": set(), "axes": {}, "props": set()}
+            cur = _Block(m.group(1))
             section = ""
             continue
         if cur is None or not line.strip():
             continue
         m = _NAME.match(line)
         if m:
-            cur["name"] = m.group(1)
+            cur.name = m.group(1)
             continue
         stripped = line.strip()
         if stripped == "input props:":
@@ -131,7 +141,7 @@ def parse_getevent(data: bytes | str) -> list[EventDevice]:
             section, rest = s.group(1), s.group(3)
         elif section == "props":
             if not stripped.startswith("<"):
-                cur["props"].add(_label(stripped, _PROP_CODES))  # type: ignore[attr-defined]
+                cur.props.add(_label(stripped, _PROP_CODES))
             continue
         else:
             rest = line
@@ -139,9 +149,9 @@ def parse_getevent(data: bytes | str) -> list[EventDevice]:
             a = _AXIS.match(rest)
             if a:
                 name = _label(a.group(1), _ABS_NAMES)
-                cur["axes"][name] = Axis(int(a.group(2)), int(a.group(3)))  # type: ignore[index]
+                cur.axes[name] = Axis(int(a.group(2)), int(a.group(3)))
         elif section == "KEY":
-            cur["keys"].update(_label(w, _KEY_CODES) for w in rest.split())  # type: ignore[attr-defined]
+            cur.keys.update(_label(w, _KEY_CODES) for w in rest.split())
     flush()
     return devices
 

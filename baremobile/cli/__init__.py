@@ -128,7 +128,7 @@ class _Parser(argparse.ArgumentParser):
     prints; every sub-parser is one too (``add_subparsers`` makes its parsers of the
     parent's class)."""
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         if _RAISING.get():
             raise UsageError(self, message)
         super().error(message)
@@ -161,14 +161,15 @@ class _OnlyOne:
     """Sub-parsers that build only ``only`` (argparse takes about a millisecond per parser,
     and a session verb must start about as fast as Python: see benchmarks/cli.py)."""
 
-    def __init__(self, sub: object, only: str | None, built: dict[str, Any]) -> None:
+    def __init__(self, sub: argparse._SubParsersAction[Any], only: str | None,
+                 built: dict[str, Any]) -> None:
         self.sub = sub
         self.only = only
         self.built = built
 
-    def add_parser(self, name: str, **kwargs: object) -> object:
+    def add_parser(self, name: str, **kwargs: Any) -> object:
         if self.only is None or name == self.only:
-            self.built[name] = self.sub.add_parser(name, **kwargs)  # type: ignore[attr-defined]
+            self.built[name] = self.sub.add_parser(name, **kwargs)
             return self.built[name]
         return _Skipped()
 
@@ -337,9 +338,13 @@ def _adb_server(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``baremobile`` console script."""
-    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets
-        with contextlib.suppress(AttributeError, ValueError, OSError):  # its escape, not a
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # crash
+    # a terminal that cannot show a character gets its escape, not a crash (reconfigure is
+    # a TextIOWrapper's: a stream something replaced may lack it)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
     argv = list(sys.argv[1:] if argv is None else argv)
     token = _RAISING.set(True)
     try:

@@ -55,7 +55,7 @@ def _read() -> dict[str, Any]:
 
 def tools() -> list[dict[str, Any]]:
     """Every tool as the CLI knows it (the table's order)."""
-    return _read()["tools"]  # type: ignore[no-any-return]
+    return _read()["tools"]
 
 
 def hint_words() -> dict[str, str]:

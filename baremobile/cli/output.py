@@ -315,9 +315,9 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KB", "MB"):
         if n < 1024 or unit == "MB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"  # pragma: no cover

@@ -84,7 +84,9 @@ class Client:
         env: dict[str, str] | None = None,
     ) -> None:
         if version is None:
-            from baremobile import __version__ as version
+            from baremobile import __version__
+
+            version = __version__
         self.path = sock_path or paths.socket_path()
         self.version = version
         if os.environ.get(ENV_AUTOSTART, "").strip().lower() in ("0", "false", "no", "off"):

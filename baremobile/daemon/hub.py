@@ -461,9 +461,7 @@ class Hub:
             state = self.sessions.get(session or "")
         options = state.options if state is not None else Options()
         if policy is not None:
-            overrides = {k: v for k, v in (("observe", policy.observe),
-                                           ("settle", policy.settle)) if v is not None}
-            options = dataclasses.replace(options, **overrides)
+            options = options.overridden(observe=policy.observe, settle=policy.settle)
         facts = tool.time_facts
         operator = self.floors_ms.get(name, self.floors_ms.get(row_name))
         if operator is not None:

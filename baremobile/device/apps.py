@@ -15,6 +15,7 @@ launching by label, uninstalling.
 
 from __future__ import annotations
 
+import builtins
 import io
 import re
 import threading
@@ -96,6 +97,12 @@ class RemoteFile(io.RawIOBase):
             self._blocks[k] = self.device.read_part(self.path, k * self.block, self.block)
             self.reads += 1
         return self._blocks[k]
+
+    def read(self, size: int = -1, /) -> bytes:
+        """Up to ``size`` bytes from the position (all that is left by default)."""
+        data = super().read(size)
+        assert data is not None  # None is a non-blocking file's "nothing yet": never here
+        return data
 
     def readinto(self, buf: Any) -> int:
         want = min(len(buf), self.size - self._pos)
@@ -205,7 +212,7 @@ class Apps:
                                   hint="list the packages with {list_apps}")
         return found
 
-    def launchable(self) -> list[str]:
+    def launchable(self) -> builtins.list[str]:  # list: the method above
         """Packages with a launcher activity (what the app drawer shows)."""
         argv = ["cmd", "package", "query-activities", "--brief", "-a",
                 "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER"]

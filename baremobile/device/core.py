@@ -185,7 +185,7 @@ class Device:
         cmd = f"rm -f {p}; uiautomator dump {p}; cat {p}; rm -f {p}"
         stream = self.transport.stream(cmd, timeout=timeout)
         try:
-            with contextlib.closing(stream):  # type: ignore[type-var]
+            with contextlib.closing(stream):
                 yield from stream
         except ServiceRefused as exc:
             raise DumpFailed(

@@ -211,7 +211,7 @@ class Files:
                   f"tail -n +{start}{cap}; else echo NO; ls -d {q} 2>&1; fi")
         got = bytearray()
         stream = self.device.transport.stream(script, timeout=60)
-        with contextlib.closing(stream):  # type: ignore[type-var]
+        with contextlib.closing(stream):
             for chunk in stream:
                 got += chunk
                 if len(got) > len(b"OK\n") + MAX_READ:

@@ -22,7 +22,7 @@ Both ``invoke`` (sync) and ``ainvoke`` (async, cancellable) work.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 try:
     from langchain_core.tools import BaseTool, ToolException
@@ -44,7 +44,7 @@ class BaremobileTool(BaseTool):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     bridge: Bridge = Field(exclude=True, repr=False)
-    response_format: str = "content_and_artifact"
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     handle_tool_error: bool = True  # a failed call is a ToolMessage with status="error"
 
     def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:

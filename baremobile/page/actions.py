@@ -198,7 +198,7 @@ class ActionVerbs(WebVerbs):
                     "opens no text field (it is "
                     + ("checkable" if node.checkable else "not clickable")
                     + "): nothing was sent"))
-        if not field or not node.focused:  # type: ignore[union-attr]
+        if node is None or not field or not node.focused:
             x, y, display, node = self._touch_point(target)
             self._sent("tap", [(x, y)])
             commands.append(self.device.tap_argv(x, y, display=display))

@@ -417,7 +417,7 @@ class PageBase:
         merged as the last snapshot did; it becomes :attr:`last_snapshot` (refs keep their
         numbers). Not an observation: ``diff=True`` snapshots are still taken against what
         the caller was shown."""
-        return cast(Snapshot, self.snapshot(web=self._web))
+        return self.snapshot(web=self._web)
 
     def _screen(self) -> Snapshot:
         """The screen targets are resolved against: the last snapshot while it is fresh (or

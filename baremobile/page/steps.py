@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from baremobile.errors import InvalidArgument, register_verb
+from baremobile.errors import BaremobileError, InvalidArgument, register_verb
 from baremobile.snapshot import RefNode, Snapshot
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ __all__ = ["Step", "StepObserver", "Typed", "VerbFacts", "facts", "refused", "se
            "sent_nothing", "verb"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-E = TypeVar("E", bound=BaseException)
+E = TypeVar("E", bound=BaremobileError)
 
 
 @dataclass
@@ -60,7 +60,7 @@ def refused(exc: E) -> E:
     """Mark an error raised before the verb sent anything (a ref that cannot be acted on, a
     disabled element): the verb did not change the screen, so it does not make the last
     snapshot stale (:attr:`PageBase.actions` does not count it)."""
-    exc.nothing_sent = True  # type: ignore[attr-defined]
+    exc.nothing_sent = True
     return exc
 
 
@@ -156,6 +156,7 @@ def verb(*, acts: bool = False, secret: tuple[str, ...] = (),
                         frame.step.result = result
                 return result
 
+        # the function's own attribute (what facts() and the codegen read): no type has it
         run.__baremobile_verb__ = known  # type: ignore[attr-defined]
         return cast(F, run)
 

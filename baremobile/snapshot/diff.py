@@ -294,7 +294,7 @@ def _ranges(refs: list[int]) -> str:
     """``[3, 4, 5, 9]`` → ``"3-5, 9"``."""
     out: list[str] = []
     start = prev = refs[0]
-    for r in refs[1:] + [None]:  # type: ignore[list-item]
+    for r in refs[1:] + [None]:
         if r is not None and r == prev + 1:
             prev = r
             continue

@@ -74,13 +74,17 @@ MAX_ALIGN = 128
 HISTORY = 8
 
 Key = tuple[object, ...]
+#: a window's key: its header's kind, package and display
+WindowKey = tuple[str, str, int]
+#: an element's key: (window, class, id, editable, label, inner labels, context)
+ElementKey = tuple[WindowKey, str, str, bool, tuple[str, str], tuple[str, ...], tuple[str, ...]]
 
 
 @dataclass(slots=True)
 class _Entry:
     ref: int
     node: Node
-    key: Key
+    key: ElementKey
     group: Key | None  # (window, class, id) for rule 3; None for editable fields
     labels: tuple[str, ...]  # its label and inner labels, in line order
     container: Key
@@ -146,10 +150,10 @@ def _entries(tops: Iterable[Node]) -> list[_Entry]:
     out: list[_Entry] = []
     contexts: dict[int, tuple[str, ...]] = {}  # id(parent) → its bare refs' context
     # (node, window key, parent, container key)
-    stack: list[tuple[Node, Key, Node | None, Key]] = []
+    stack: list[tuple[Node, WindowKey, Node | None, Key]] = []
     for top in reversed(list(tops)):
         if type(top) is Window:
-            wkey: Key = (top.kind, top.package_name, top.display)
+            wkey: WindowKey = (top.kind, top.package_name, top.display)
         else:
             wkey = ("", "", top.display)
         stack.append((top, wkey, None, ("window", *wkey)))
@@ -169,10 +173,11 @@ def _entries(tops: Iterable[Node]) -> list[_Entry]:
             inner = () if scrolls else _inner(node)
             context: tuple[str, ...] = ()
             if label == ("", "") and not inner:
-                context = contexts.get(id(parent))  # type: ignore[assignment]
-                if context is None:
-                    context = contexts[id(parent)] = _context(parent)
-            key: Key = (wkey, cls, rid, editable, label, inner, context)
+                known = contexts.get(id(parent))
+                if known is None:
+                    known = contexts[id(parent)] = _context(parent)
+                context = known
+            key: ElementKey = (wkey, cls, rid, editable, label, inner, context)
             labels = tuple(x for x in (*label, *inner) if x)
             group = None if editable or not labels else (wkey, cls, rid)
             out.append(
@@ -185,7 +190,7 @@ def _entries(tops: Iterable[Node]) -> list[_Entry]:
     return out
 
 
-def element_keys(tops: Iterable[Node]) -> dict[int, Key]:
+def element_keys(tops: Iterable[Node]) -> dict[int, ElementKey]:
     """ref → the key that identifies its element (see the module docs); for tests."""
     return {e.ref: e.key for e in _entries(tops)}
 
@@ -239,7 +244,7 @@ class _Matcher:
     def shift(self, n: _Entry) -> tuple[float, float] | None:
         s = self.shifts.get(n.container)
         if s is None:
-            s = self.shifts.get(("window", *n.key[0]))  # type: ignore[misc]
+            s = self.shifts.get(("window", *n.key[0]))
         return s
 
     def run(self) -> dict[int, _Entry]:
@@ -260,7 +265,7 @@ class _Matcher:
                 self.pair(o, n)
                 move = (n.center[0] - o.center[0], n.center[1] - o.center[1])
                 moves.setdefault(n.container, []).append(move)
-                moves.setdefault(("window", *n.key[0]), []).append(move)  # type: ignore[misc]
+                moves.setdefault(("window", *n.key[0]), []).append(move)
             else:
                 multi.append((os_, ns))
         if not self.resized:

@@ -38,8 +38,8 @@ END_FIELDS = (
     "scrollable",
 )
 Getter = Callable[[list[str]], tuple[Any, ...]]
-#: (start getter, end getter, index of ``visible-to-user`` or 0, pad with ``None``?)
-Layout = tuple[Getter, Getter, int, bool]
+#: (start getter, end getter, index of ``visible-to-user`` or 0)
+Layout = tuple[Getter, Getter, int]
 _LAYOUTS: dict[tuple[str, ...], Layout] = {}
 _LAYOUTS_MAX = 256
 
@@ -50,23 +50,33 @@ def layout(names: list[str]) -> Layout:
     Expat hands a node's attributes as one list ``[name, value, name, value, ...]``
     (``ordered_attributes``); uiautomator writes the same names in the same order on every
     node, so one ``itemgetter`` per layout reads all a handler needs in one C call. A layout
-    that lacks one of the fields (none that uiautomator writes does) is read from the list with a
-    ``None`` appended, which is what its missing fields then read (index -1).
+    that lacks one of the fields (none that uiautomator writes does) is read by a slower
+    getter that reads ``None`` for the missing ones.
     """
     key = tuple(names)
     lay = _LAYOUTS.get(key)
     if lay is None:
         pos = {n: 2 * i + 1 for i, n in enumerate(key)}
-        pad = any(f not in pos for f in START_FIELDS + END_FIELDS)
         lay = (
-            itemgetter(*(pos.get(f, -1) for f in START_FIELDS)),
-            itemgetter(*(pos.get(f, -1) for f in END_FIELDS)),
+            _getter([pos.get(f) for f in START_FIELDS]),
+            _getter([pos.get(f) for f in END_FIELDS]),
             pos.get("visible-to-user", 0),
-            pad,
         )
         if len(_LAYOUTS) < _LAYOUTS_MAX:  # hostile dumps cannot grow it without bound
             _LAYOUTS[key] = lay
     return lay
+
+
+def _getter(where: list[int | None]) -> Getter:
+    """Reads the values at ``where`` (``None`` where a field is missing) as one tuple."""
+    found = [i for i in where if i is not None]
+    if len(found) == len(where):
+        return itemgetter(*found)  # every field there (the fields are >1: a tuple)
+
+    def read(a: list[str]) -> tuple[str | None, ...]:
+        return tuple(a[i] if i is not None else None for i in where)
+
+    return read
 
 
 def attr(a: list[str], name: str) -> str | None:
@@ -78,6 +88,5 @@ def attr(a: list[str], name: str) -> str | None:
 
 
 def attr_dict(a: list[str]) -> dict[str, str]:
-    """``{name: value}`` of expat's flat ``[name, value, ...]`` list (a trailing ``None`` that
-    the pruner may append is ignored)."""
+    """``{name: value}`` of expat's flat ``[name, value, ...]`` list."""
     return dict(zip(a[0 : len(a) & ~1 : 2], a[1::2], strict=True))

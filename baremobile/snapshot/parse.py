@@ -153,7 +153,8 @@ def parse(text: str) -> Node:
             raise ValueError(f"line {lineno}: {exc}") from None
         if depth > len(path) - 1:
             raise ValueError(f"line {lineno} is indented deeper than its parent allows")
-        if type(path[depth]) is Window and path[depth].condensed:  # type: ignore[attr-defined]
+        parent = path[depth]
+        if type(parent) is Window and parent.condensed:
             raise ValueError(f"line {lineno} is indented under a condensed header")
         del path[depth + 1 :]
         path[depth].children.append(node)

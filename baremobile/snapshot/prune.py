@@ -212,7 +212,6 @@ class PruneState:
         get_start: Getter = itemgetter(0)
         get_end: Getter = itemgetter(0)
         i_visible = 0
-        pad = False
 
         def other_start(name: str, al: list[str]) -> None:
             nonlocal display, budget
@@ -311,7 +310,7 @@ class PruneState:
             return win
 
         def start(name: str, a: list[str]) -> None:
-            nonlocal nref, budget, names, get_start, get_end, i_visible, pad
+            nonlocal nref, budget, names, get_start, get_end, i_visible
             if name != "node":
                 other_start(name, a)
                 return
@@ -324,9 +323,7 @@ class PruneState:
                 raise state._too_large("max_attributes")
             if a[::2] != names:
                 names = a[::2]
-                get_start, get_end, i_visible, pad = layout(names)
-            if pad:
-                a.append(None)  # what the layout's missing fields read
+                get_start, get_end, i_visible = layout(names)
             bs, cls, clickable, long_clickable, checkable, scrollable, password = get_start(a)
             p = stack[-1]
             b = bcache.get(bs)
@@ -503,7 +500,7 @@ class PruneState:
                         desc = k.desc
                     kids = None
             st = _states(mask) if mask else ()
-            node = Node(ci.role, ref or None, text, desc, st, kids, a, vis)  # type: ignore[arg-type]
+            node = Node(ci.role, ref or None, text, desc, st, kids, a, vis)
             if ref:
                 refs[ref] = node
                 if hidden_id:

@@ -149,8 +149,8 @@ def _render_all(tops: list[Node], out: list[str]) -> str:
         if depth >= len(indents):
             indents.extend("  " * d + "- " for d in range(len(indents), depth + 1))
         if node.__class__ is window:
-            append("  " * depth + header_line(node))  # type: ignore[arg-type]
-            if node.condensed:  # type: ignore[attr-defined]
+            append("  " * depth + header_line(node))
+            if node.condensed:
                 continue
         else:
             line = indents[depth] + node.role

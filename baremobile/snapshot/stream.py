@@ -43,6 +43,7 @@ import contextlib
 import pyexpat
 import re
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypedDict
 
 from baremobile.errors import DumpFailed, DumpTooLarge, InvalidArgument, InvalidDump
 from baremobile.safetext import decode
@@ -56,6 +57,9 @@ from baremobile.snapshot.prune import (
 )
 from baremobile.snapshot.result import Snapshot
 from baremobile.snapshot.screen import build_snapshot
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -77,6 +81,21 @@ DEFAULT_MAX_NESTING = DEFAULT_NESTING
 DEFAULT_MAX_ELEMENTS = DEFAULT_ELEMENTS
 #: Most refs accepted (the corpus has at most 74 on one screen).
 DEFAULT_MAX_REFS = DEFAULT_REFS
+
+
+
+class Limits(TypedDict, total=False):
+    """:class:`StreamPruner`'s limits, as keyword arguments (:func:`from_xml` takes them)."""
+
+    max_chars: int | None
+    max_depth: int | None
+    max_nodes: int | None
+    max_bytes: int
+    max_token_bytes: int
+    max_nesting: int
+    max_elements: int
+    max_refs: int
+
 
 _BOM8 = b"\xef\xbb\xbf"
 _BOM16 = (b"\xff\xfe", b"\xfe\xff")
@@ -144,7 +163,7 @@ class StreamPruner:
         max_elements: int = DEFAULT_MAX_ELEMENTS,
         max_refs: int = DEFAULT_MAX_REFS,
         tracker: RefTracker | None = None,
-        splice: Callable[[PruneState], tuple[Callable[[str, dict[str, str]], None],
+        splice: Callable[[PruneState], tuple[Callable[[str, list[str]], None],
                                              Callable[[str], None]]] | None = None,
     ) -> None:
         self._tracker = tracker
@@ -453,13 +472,13 @@ class StreamPruner:
         return build_snapshot(self._state, self._limits, self._tracker)
 
 
-def from_xml(xml: bytes | str, **limits: int | None) -> Snapshot:
+def from_xml(xml: bytes | str, **limits: Unpack[Limits]) -> Snapshot:
     """Prune a whole dump already in memory (tests, notebooks, tools holding a dump).
 
     ``xml`` is the dump's bytes, or its text (encoded as UTF-8). Any encoding in the XML
     declaration is ignored: dumps are read as UTF-8, or as UTF-16 when they start with its
     BOM. ``limits`` are :class:`StreamPruner`'s keyword arguments.
     """
-    pruner = StreamPruner(**limits)  # type: ignore[arg-type]
+    pruner = StreamPruner(**limits)
     pruner.feed(xml, last=True)
     return pruner.close()

@@ -94,7 +94,7 @@ class Node:
     def attrs(self) -> dict[str, str] | None:
         """The dump's attributes of this node (``None`` for nodes parsed from text)."""
         a = self._attrs
-        if a is None or type(a) is dict:
+        if a is None or isinstance(a, dict):
             return a
         d = self._attrs = attr_dict(a)
         return d
@@ -117,7 +117,7 @@ class Node:
         a = self._attrs
         if a is None:
             return ""
-        if type(a) is dict:
+        if isinstance(a, dict):
             return a.get(name, "")
         return attr(a, name) or ""
 

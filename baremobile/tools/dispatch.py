@@ -423,10 +423,7 @@ def call(
         options = session.options
         if observe is not None and not (isinstance(observe, bool) or observe == "diff"):
             raise InvalidArgument(f"observe must be True, False or 'diff', not {observe!r}")
-        overrides = {k: v for k, v in (("observe", observe), ("settle", settle),
-                                       ("max_chars", max_chars)) if v is not None}
-        if overrides:
-            options = dataclasses.replace(options, **overrides)
+        options = options.overridden(observe=observe, settle=settle, max_chars=max_chars)
         root = files_root(files_dir) if files_dir is not None else session.files_dir
         for key in tool.host_paths:  # refused before any device is reached
             for each in tries:
@@ -455,8 +452,7 @@ def call(
                         except BaremobileError as exc:
                             # the observation comes with the error: the model is shown it
                             # (later diffs are taken against it)
-                            exc.data = {k: v for k, v in result.items()  # type: ignore[attr-defined]
-                                        if k != "done"}
+                            exc.data = {k: v for k, v in result.items() if k != "done"}
                             raise
             result = {"device": page.serial, **result}
         answer = {"ok": True, "tool": tool.name, **result}

@@ -326,6 +326,8 @@ async def serve_stdio(server: Server[Any]) -> None:
              "(it is meant to be started by one; Ctrl-C stops it)")
     with claimed_stdin() as fd:  # our reader: no blocking thread, every request answerable
         stdin = ClientLines(fd) if fd is not None else None
+        # mcp annotates stdin as anyio.AsyncFile[str]; it only iterates it (async for),
+        # which ClientLines does
         async with stdio_server(stdin=stdin) as (read, write):  # type: ignore[arg-type]
             await server.run(read, write, server.create_initialization_options())
 

@@ -75,10 +75,10 @@ def answerable_line(line: bytes) -> str:
         return decode(line)
     safe: dict[str, Any] = clean_data(message)
     if safe.get("method") == "tools/call" and "id" in safe:
-        params = safe.get("params") if isinstance(safe.get("params"), dict) else {}
+        params = safe.get("params")
+        tool = params.get("name") if isinstance(params, dict) else None
         safe["params"] = {"name": REFUSED, "arguments": {
-            "why": why, "tool": params.get("name") if isinstance(params.get("name"), str)
-            else None}}
+            "why": why, "tool": tool if isinstance(tool, str) else None}}
     return json.dumps(safe, ensure_ascii=False)
 
 

@@ -71,6 +71,16 @@ class Options:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def overridden(self, *, observe: bool | str | None = None, settle: float | None = None,
+                   max_chars: int | None = None) -> Options:
+        """These options with one call's overrides (None: not overridden, the session's)."""
+        if observe is None and settle is None and max_chars is None:
+            return self
+        return dataclasses.replace(
+            self, observe=self.observe if observe is None else observe,
+            settle=self.settle if settle is None else settle,
+            max_chars=self.max_chars if max_chars is None else max_chars)
+
 
 
 

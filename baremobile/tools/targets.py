@@ -12,7 +12,7 @@ __all__ = ["target", "what", "node_data"]
 
 def target(args: dict[str, Any], *, xy: bool = False, optional: bool = False) -> Any:
     """The one target the arguments name: a ref, a selector or (x, y)."""
-    given = [k for k in ("ref", "selector") if k in args]
+    given: list[str] = [k for k in ("ref", "selector") if k in args]
     has_xy = "x" in args or "y" in args
     if has_xy:
         if not xy:

@@ -81,7 +81,8 @@ def _box(v: Any, n: int) -> list[int] | None:
     if not isinstance(v, list) or len(v) != n:
         return None
     out = [whole(x) for x in v]
-    return None if any(x is None for x in out) else out  # type: ignore[misc]
+    got = [x for x in out if x is not None]
+    return got if len(got) == n else None
 
 
 def data(v: Any, depth: int = 0) -> Any:

@@ -338,7 +338,7 @@ class Trace:
 
 def call_text(step: dict[str, Any], limit: int = 80) -> str:
     """A step's call as one line: ``tap(4) "Network & internet"``, ``type(9, "wifi")``."""
-    args = step.get("args") if isinstance(step.get("args"), dict) else {}
+    args: dict[str, Any] = step["args"] if isinstance(step.get("args"), dict) else {}
     parts = []
     for k, v in args.items():
         if k == "hidden":
@@ -349,7 +349,7 @@ def call_text(step: dict[str, Any], limit: int = 80) -> str:
             text = text[:limit - 1] + "…"
         parts.append(text if k in ("target", "package", "key", "uri", "text") else f"{k}={text}")
     line = f"{step.get('verb', '?')}({', '.join(parts)})"
-    target = step.get("target") if isinstance(step.get("target"), dict) else {}
+    target: dict[str, Any] = step["target"] if isinstance(step.get("target"), dict) else {}
     label = target.get("label") or target.get("desc") or target.get("text")
     if target:
         line += f" → {target.get('role') or 'element'}" + \
@@ -438,7 +438,7 @@ class _DirReader(_Reader):
     """A recording directory: only regular files inside it, never through a link."""
 
     def names(self) -> list[str]:
-        out = []
+        out: list[str] = []
         steps = self.where / "steps"
         try:
             if not stat.S_ISDIR(os.lstat(steps).st_mode):

@@ -275,8 +275,10 @@ def _whole(b: _Builder, step: dict[str, Any], source: str
         return "type", out
     if verb in ("press", "back", "home", "recents"):
         key = _KEYS.get(verb) if verb != "press" else args.get("key")
+        if not isinstance(key, (str, int)):
+            return f"key {key!r} is not a key"
         try:
-            code = keycode(key)  # type: ignore[arg-type]
+            code = keycode(key)
         except Exception:
             return f"key {key!r} is not a key"
         return "key", {"key": code}

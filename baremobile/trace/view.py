@@ -48,7 +48,8 @@ _LOG_PER_STEP, _LOG_TOTAL = 400, 20_000
 
 
 def _asset(name: str) -> str:
-    return resources.files("baremobile.trace").joinpath("viewer", name).read_text("utf-8")
+    return resources.files("baremobile.trace").joinpath("viewer").joinpath(name).read_text(
+        "utf-8")
 
 
 def _sha(text: str) -> str:

@@ -22,7 +22,7 @@ import io
 import secrets
 import struct
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -197,7 +197,8 @@ class Transport(ABC):
         """Features the device's adbd advertises (``shell_v2``, ``cmd``, ``stat_v2`` …)."""
 
     @abstractmethod
-    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+    def open_service(self, service: str, command: str, *, timeout: float
+                     ) -> Generator[bytes, None, None]:
         """Open ``service:command`` on the device and yield the bytes it sends, as they come."""
 
     def _timeout(self, timeout: float | None) -> float:
@@ -273,7 +274,8 @@ class Transport(ABC):
         stdout, code = split_sentinel(out, marker, command)
         return ShellResult(stdout, b"", code, command)
 
-    def stream(self, command: str, *, timeout: float | None = None) -> Iterator[bytes]:
+    def stream(self, command: str, *, timeout: float | None = None
+               ) -> Generator[bytes, None, None]:
         """Run ``command`` with ``exec:`` and yield its raw stdout as it arrives.
 
         ``timeout`` bounds the whole command. Close the iterator to abandon it early.

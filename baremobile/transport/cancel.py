@@ -44,7 +44,7 @@ class CancelToken:
         #: made when a wait needs one (most calls never wait on their token: every verb has
         #: a token, and an Event costs more than the rest of it)
         self._event: threading.Event | None = None
-        self._aborters: dict[int, Callable[[str], None]] = {}
+        self._aborters: dict[int, Callable[[str], object]] = {}  # what they return is unused
         self._keys = itertools.count()
         self._settled = False
         #: why it was cancelled ("" while it is not)
@@ -96,7 +96,7 @@ class CancelToken:
         return self._waitable().wait(timeout)
 
     @contextlib.contextmanager
-    def abortable(self, abort: Callable[[str], None], what: str = "the call") -> Iterator[None]:
+    def abortable(self, abort: Callable[[str], object], what: str = "the call") -> Iterator[None]:
         """Run the block with ``abort(reason)`` registered: :meth:`cancel` calls it (from
         the cancelling thread). Raises :class:`~baremobile.errors.Cancelled` at once, before
         the block starts, when the token is already cancelled."""

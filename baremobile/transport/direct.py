@@ -28,7 +28,7 @@ import logging
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
 from adb_shell import constants as adb_const
@@ -409,7 +409,8 @@ class DirectTransport(AbortsCalls, Transport):
         return device
 
     # -- verbs ---------------------------------------------------------------------------
-    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+    def open_service(self, service: str, command: str, *, timeout: float
+                     ) -> Generator[bytes, None, None]:
         """Open ``service:command`` and yield its WRTE payloads as they arrive.
 
         The device is held for this stream until it ends or is closed (from any thread).

@@ -23,7 +23,7 @@ import socket
 import struct
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baremobile.errors import (
     BaremobileError,
@@ -39,6 +39,9 @@ from baremobile.transport.direct import DirectTransport
 from baremobile.transport.server import AdbServerClient, ServerTransport
 from baremobile.transport.specs import parse_host_port, parse_spec
 from baremobile.transport.wire import ready
+
+if TYPE_CHECKING:
+    from baremobile.transport.server import _Deadline
 
 __all__ = [
     "DeviceInfo",
@@ -367,22 +370,18 @@ def _remote_server(serial: str, host: str, port: int, **options: Any) -> ServerT
     return transport
 
 
-class _HostClient:
+class _HostClient(AdbServerClient):
     """An adb server client for one device of that server, whatever serial it is asked for."""
 
     def __init__(self, host: str, port: int, serial: str) -> None:
-        self._client = AdbServerClient(host, port)
+        super().__init__(host, port)
         self._serial = serial
-        self.host, self.port = host, port
 
-    def open(self, serial: str, service: str, deadline: Any) -> Any:
-        return self._client.open(self._serial, service, deadline)
+    def open(self, serial: str, service: str, deadline: _Deadline) -> socket.socket:
+        return super().open(self._serial, service, deadline)
 
-    def features(self, serial: str) -> Any:
-        return self._client.features(self._serial)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
+    def features(self, serial: str) -> frozenset[str] | None:
+        return super().features(self._serial)
 
 
 def server_transport(serial: str, *, client: AdbServerClient | None = None,

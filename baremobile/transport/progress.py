@@ -24,9 +24,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baremobile.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["CountingReader", "CountingWriter", "Progress", "ProgressCallback", "report",
            "reporting", "shown"]
@@ -36,7 +39,9 @@ __all__ = ["CountingReader", "CountingWriter", "Progress", "ProgressCallback", "
 ProgressCallback = Callable[[float, "float | None"], None]
 #: what a verb's ``progress=`` takes: a callback, ``True`` for a bar, or None / False
 Progress = ProgressCallback | bool
-Callback = ProgressCallback
+#: what :func:`reporting` tells: ``callback(done, total)`` in bytes (a transfer's counts are
+#: whole; a :data:`ProgressCallback` takes them too); what it returns is unused
+Callback = Callable[[int, "int | None"], object]
 
 _CURRENT: ContextVar[Callback | None] = ContextVar("baremobile_progress", default=None)
 
@@ -81,7 +86,7 @@ class CountingWriter(io.BytesIO):
 
     total: int | None = None
 
-    def write(self, data: bytes) -> int:  # type: ignore[override]
+    def write(self, data: ReadableBuffer, /) -> int:
         n = super().write(data)
         report(self.tell(), self.total)
         return n

@@ -25,7 +25,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from baremobile.android.host_devices import parse_devices
@@ -308,7 +308,7 @@ class ServerTransport(AbortsCalls, Transport):
         self._mutex = self._flight_lock = threading.Lock()
 
     @property
-    def features(self) -> frozenset[str]:  # type: ignore[override]
+    def features(self) -> frozenset[str]:
         if self._features is None:
             found = self.client.features(self.serial)
             if found is None:
@@ -364,7 +364,8 @@ class ServerTransport(AbortsCalls, Transport):
                 with self._mutex:
                     self._flight.discard(running)
 
-    def open_service(self, service: str, command: str, *, timeout: float) -> Iterator[bytes]:
+    def open_service(self, service: str, command: str, *, timeout: float
+                     ) -> Generator[bytes, None, None]:
         what = f"`{command}`" if command else service
         self.check_size(service, command)
         deadline = _Deadline(timeout)

@@ -143,7 +143,8 @@ class WireWatcher:
         #: local id → service of OPENs the host sent that the device has not answered yet
         self.opening: dict[int, str] = {}
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
+        """Follow ``data``, the next bytes the device sent (a view of the read buffer)."""
         pos, size = 0, len(data)
         while pos < size:
             if self._skip:

@@ -25,7 +25,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
@@ -67,7 +67,7 @@ class ChromiumError(RuntimeError):
         self.code = code
 
 
-def find_chromium(env: dict[str, str] | None = None) -> str | None:
+def find_chromium(env: Mapping[str, str] | None = None) -> str | None:
     """The Chromium executable to use, or None: ``$BAREMOBILE_CHROMIUM`` (a path or a name on
     ``PATH``; empty disables the browser), else the first of :data:`CHROMIUM_NAMES` found."""
     env = os.environ if env is None else env

@@ -14,6 +14,7 @@ took it (``on``; None when no field had focus and the text went nowhere).
 
 from __future__ import annotations
 
+import builtins
 import threading
 import time
 from collections.abc import Iterator
@@ -95,7 +96,7 @@ class EventLog:
         with self._cond:
             return [e for e in self._events[since:] if kind is None or e.kind == kind]
 
-    def commands(self, *, since: int = 0) -> list[list[str]]:
+    def commands(self, *, since: int = 0) -> builtins.list[builtins.list[str]]:
         """The argv of every simple shell command that ran (``kind == "command"``)."""
         return [list(e.detail["argv"]) for e in self.list("command", since=since)]
 

@@ -139,7 +139,7 @@ class FileSystem:
     def _now(self) -> int:
         clock = self._clock
         if clock is not None and hasattr(clock, "time"):
-            return int(clock.time())  # type: ignore[attr-defined]
+            return int(clock.time())
         return int(time.time())
 
     # -- queries ------------------------------------------------------------------

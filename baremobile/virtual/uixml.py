@@ -183,7 +183,7 @@ class Node:
             yield n
             stack.extend(reversed(n.children))
 
-    def contains(self, x: int, y: int) -> bool:
+    def contains(self, x: float, y: float) -> bool:
         """Whether the point lies inside the bounds (right and bottom edges excluded)."""
         b = self.bounds
         return b[0] <= x < b[2] and b[1] <= y < b[3]
@@ -299,7 +299,7 @@ def _bounded_tree(data: bytes) -> Any:
                 raise DumpError(f"it has more than {MAX_NODES} elements")
     except DumpError:
         raise
-    except DET.ParseError as e:  # type: ignore[attr-defined]  # a position, no content
+    except DET.ParseError as e:  # a position, no content
         raise DumpError(f"not well-formed XML: {e}") from None
     except Exception:  # defusedxml refuses entity declarations and external DTDs
         raise DumpError("refused: it declares entities or an external DTD (dumps never "

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baremobile.errors import BaremobileError, Cancelled, WebError, WebUnavailable
 from baremobile.safetext import loads
@@ -33,6 +33,9 @@ from baremobile.snapshot.layout import attr
 from baremobile.snapshot.refs import parse_bounds
 from baremobile.snapshot.result import Snapshot
 from baremobile.web.discovery import DevToolsSocket, discover
+
+if TYPE_CHECKING:
+    from baremobile.snapshot.prune import PruneState
 
 __all__ = [
     "WebView", "WebReading", "WebViewSpotter", "webviews_on_screen", "read_web",
@@ -78,7 +81,7 @@ class WebViewSpotter:
         #: per WebView of the dump: key, package, bounds, title, innermost, visible-to-user
         self.found: list[dict[str, Any]] = []
 
-    def splice(self, state: Any) -> tuple[Callable[[str, list[str]], None],
+    def splice(self, state: PruneState) -> tuple[Callable[[str, list[str]], None],
                                           Callable[[str], None]]:
         seen: dict[tuple[str, str, str], int] = {}
         stack: list[int] = []  # per open <node>: its index in found, or -1
@@ -141,7 +144,7 @@ def webviews_on_screen(dump: bytes, snap: Snapshot) -> list[WebView]:
     return spotter.views(snap.package, (snap.width, snap.height))
 
 
-def _overlap(a: Bounds, b: Bounds) -> float:
+def _overlap(a: tuple[float, float, float, float], b: Bounds) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     if w <= 0 or h <= 0:
@@ -163,11 +166,12 @@ def pick_webview_target(targets: list[dict[str, Any]], view: WebView) -> dict[st
             d = {}
         if d and (not d.get("attached", True) or not d.get("visible", True) or d.get("empty")):
             continue
-        rect = view.bounds
+        rect: tuple[float, float, float, float] = view.bounds
         place = [d.get(k) for k in ("screenX", "screenY", "width", "height")]
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool)
-               and abs(v) < 1e9 for v in place):
-            x, y, w, h = place
+        nums = [v for v in place if isinstance(v, (int, float)) and not isinstance(v, bool)
+                and abs(v) < 1e9]
+        if len(nums) == len(place):
+            x, y, w, h = nums
             rect = (x, y, x + w, y + h)
         s = _overlap(rect, view.bounds)
         if s > score:
@@ -284,7 +288,8 @@ def evaluate(shell: Callable[[str], str], open_stream: Opener, snap: Snapshot,
                                           "awaitPromise": True, "userGesture": True})
     if "exceptionDetails" in r:
         d = r["exceptionDetails"] if isinstance(r["exceptionDetails"], dict) else {}
-        thrown = d.get("exception") if isinstance(d.get("exception"), dict) else {}
+        exc = d.get("exception")
+        thrown = exc if isinstance(exc, dict) else {}
         said = thrown.get("description") or d.get("text") or "an exception"
         raise WebError(f"the script threw: {str(said).splitlines()[0][:300]}",
                        hint="fix the expression; the page is unchanged unless it ran "

@@ -28,7 +28,7 @@ MAX_STEPS = 50
 
 
 def _stop(exc: BaremobileError, data: dict[str, Any]) -> BaremobileError:
-    exc.data = data  # type: ignore[attr-defined]  # the dispatcher adds it to the answer
+    exc.data = data  # the dispatcher adds it to the answer
     return exc
 
 
@@ -54,8 +54,8 @@ def _execute(ctx: Ctx, a: Args) -> dict[str, Any]:
                 hint="give the batch a longer timeout, or fewer steps"), summary(i))
         timer = None
         cancel = getattr(ctx.page, "cancel", None) if left is not None else None
-        if cancel is not None:
-            timer = threading.Timer(left, cancel)  # type: ignore[arg-type]
+        if cancel is not None and left is not None:  # (cancel is None when left is)
+            timer = threading.Timer(left, cancel)
             timer.daemon = True
             timer.start()
         try:

@@ -66,16 +66,16 @@ def _am_start(p: Proc, args: list[str]) -> Gen:
         "component": f"{it.component[0]}/{it.component[1]}" if it.component else None,
         "categories": sorted(it.categories)})
     if recorded:  # a recorded scenario played the recording's rule for this intent
-        started = tuple(model.screens.current())  # type: ignore[assignment]
+        started = tuple(model.screens.current())
     elif target == "home":
         model.screens.key(3)
-        started = tuple(model.screens.current())  # type: ignore[assignment]
+        started = tuple(model.screens.current())
     elif target == "view":
         handled = model.screens.view(it.data)
         if handled is None:
             yield report(f"Error: Activity not started, unable to resolve {it}\n")
             return 0
-        started = tuple(model.screens.current())  # type: ignore[assignment]
+        started = tuple(model.screens.current())
     elif isinstance(target, tuple):
         pkg, cls = target
         if not pkg:
@@ -87,10 +87,10 @@ def _am_start(p: Proc, args: list[str]) -> Gen:
                 and it.action in (ACTION_MAIN, None)):
             warning = ("Warning: Activity not started, its current task has been brought to "
                        "the front")
-            started = tuple(before)  # type: ignore[assignment]
+            started = tuple(before)
         elif (model.screens.launch(pkg, cls, data=it.data) if it.data is not None
               else model.screens.launch(pkg, cls)):
-            started = tuple(model.screens.current())  # type: ignore[assignment]
+            started = tuple(model.screens.current())
         else:
             comp = it.component or (pkg, cls or "")
             yield report("Error type 3\n")

@@ -13,12 +13,15 @@ from __future__ import annotations
 import posixpath
 import zlib
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baremobile.virtual.commands.intents import apk_path, packages, qualify, short_component
 from baremobile.virtual.commands.registry import command
 from baremobile.virtual.identity import app_uid
 from baremobile.virtual.shell.process import Proc, err, out
+
+if TYPE_CHECKING:  # the screen model is a room above the shell's commands
+    from baremobile.virtual.screens.screen_model import InputField, InputState
 
 Gen = Generator[tuple[int, bytes], None, int]
 
@@ -28,7 +31,7 @@ Gen = Generator[tuple[int, bytes], None, int]
 _IME = "com.android.inputmethod.latin/.LatinIME"
 
 
-def _editor_info(api: int, field: dict[str, Any] | None, pkg: str, indent: str) -> list[str]:
+def _editor_info(api: int, field: InputField | None, pkg: str, indent: str) -> list[str]:
     """``EditorInfo.dump``: the served field's attributes (``TYPE_NULL`` for a window root)."""
     if field is None:
         itype, ime, hint, fid, sel = 0, 0, "null", -1, -1
@@ -54,9 +57,8 @@ def _editor_info(api: int, field: dict[str, Any] | None, pkg: str, indent: str) 
 def _dumpsys_input_method(p: Proc) -> str:
     api = p.api_level
     state_of = getattr(p.model.screens, "input_state", None)
-    st = state_of() if state_of is not None else {"package": "", "activity": "",
-                                                   "field": None, "shown": False,
-                                                   "screen_on": True}
+    st: InputState = state_of() if state_of is not None else {
+        "package": "", "activity": "", "field": None, "shown": False, "screen_on": True}
     pkg, act, field, shown = st["package"], st["activity"], st["field"], st["shown"]
     act_short = act.rsplit(".", 1)[-1] if act else "Activity"
     h = _hash8(pkg + act)

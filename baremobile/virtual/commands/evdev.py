@@ -100,7 +100,7 @@ def getevent_listing(devices: list[InputDevice], *, labels: bool, events: bool) 
 def getevent(p: Proc) -> Gen:
     """``getevent [-p] [-l] [-i] [-q] [device]``: the device listing (streaming events is
     not modelled: without ``-p`` it lists the devices and waits until the client leaves)."""
-    flags = set()
+    flags: set[str] = set()
     devices = [a for a in p.argv[1:] if not a.startswith("-")]
     for a in p.argv[1:]:
         if a.startswith("-"):
@@ -164,7 +164,8 @@ def _commands(text: str) -> list[Any]:
     """The JSON objects of a uinput stream, read as leniently as ``JsonReader`` does."""
     text = _HEX.sub(lambda m: str(int(m.group(0), 16)), _COMMENT.sub("", text))
     decoder = json.JSONDecoder()
-    objs, pos = [], 0
+    objs: list[Any] = []
+    pos = 0
     while True:
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1

@@ -272,6 +272,11 @@ def chmod(p: Proc) -> Gen:
     return status
 
 
+def _expand(fmt: str, fields: dict[str, str]) -> str:
+    """``stat -c``'s format with its ``%X`` sequences replaced (unknown ones kept)."""
+    return re.sub(r"%(.)", lambda m: fields.get(m.group(1), m.group(0)), fmt)
+
+
 @command("stat")
 def stat(p: Proc) -> Gen:
     opts, names = split_opts(p.argv[1:], "Lf", "c")
@@ -291,7 +296,7 @@ def stat(p: Proc) -> Gen:
                   "A": _mode_string(entry.mode), "F": kind, "Y": str(entry.mtime),
                   "U": owner, "G": group, "u": "2000", "g": "2000", "%": "%"}
         if isinstance(fmt, str):
-            text = re.sub(r"%(.)", lambda m, f=fields: f.get(m.group(1), m.group(0)), fmt)
+            text = _expand(fmt, fields)
             yield out(text + "\n")
         else:
             yield out(f"  File: {name}\n  Size: {entry.size}\t {kind}\n"

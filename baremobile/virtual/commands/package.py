@@ -35,7 +35,7 @@ def _pm_list(p: Proc, args: list[str]) -> Gen:
             return 0
         yield err(f"Error: unknown list type '{what}'\n")
         return 255
-    flags = set()
+    flags: set[str] = set()
     filt = None
     it = iter(args[1:])
     for a in it:

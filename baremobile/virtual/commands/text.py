@@ -215,8 +215,8 @@ def grep(p: Proc) -> Gen:
                 continue
             prefix = (f"{name}:" if multi else "") + (f"{no}:" if opts.get("n") else "")
             if opts.get("o") and not opts.get("v"):
-                for rx in regexes:
-                    for m in rx.finditer(line):
+                for regex in regexes:
+                    for m in regex.finditer(line):
                         if m.group(0):
                             yield out(f"{prefix}{m.group(0)}\n")
             else:

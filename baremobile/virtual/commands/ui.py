@@ -292,7 +292,10 @@ def screencap(p: Proc) -> Gen:
     if target is not None and target.endswith(".png"):
         png = True
     image = model.screens.screenshot_png()
-    data = image if png else raw_screencap(image, *model.display_size(), p.api_level)
+    data = image
+    if not png:
+        width, height = model.display_size()
+        data = raw_screencap(image, width, height, p.api_level)
     if target is None:
         model.events.append("screencap", path=None)
         for k in range(0, len(data), 65536):

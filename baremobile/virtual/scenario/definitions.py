@@ -4,6 +4,7 @@ messages say where (file, line, screen) and what is wrong."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,7 @@ class FilterDef:
     field: Selector
     list: Selector
     empty: str = "all"  # what an empty query shows: "all" or "none"
-    keywords: dict[str, str] = field(default_factory=dict)
+    keywords: dict[str, str] = dataclasses.field(default_factory=dict)  # field: a field
     no_results: Selector | None = None
     var: str = "query"
 

@@ -139,8 +139,8 @@ def messages_emoji_panel(c: Content) -> Node:
     top = IME_TOP + 105
     cells = []
     for i, (ch, name) in enumerate(emoji):
-        r, c = divmod(i, cols)
-        cells.append(n("TextView", (c * size, top + r * size, (c + 1) * size,
+        r, k = divmod(i, cols)
+        cells.append(n("TextView", (k * size, top + r * size, (k + 1) * size,
                                     top + (r + 1) * size), M, "emoji_view", ch, name,
                        clickable=True, focusable=True, long_clickable=True))
     rows = (len(emoji) + cols - 1) // cols

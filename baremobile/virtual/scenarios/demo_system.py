@@ -76,9 +76,9 @@ def launcher_all_apps(c: Content) -> Node:
     col = [(58, 299), (299, 540), (540, 781), (781, 1022)]
     items = []
     for i, label in enumerate(c["launcher"]["all_apps"]):
-        r, c = divmod(i, 4)
+        r, k = divmod(i, 4)
         y = 420 + r * 328
-        items.append(icon(label, (col[c][0], y, col[c][1], y + 328)))
+        items.append(icon(label, (col[k][0], y, col[k][1], y + 328)))
     return window(LAUNCHER, [
         n("FrameLayout", (0, 0, W, H), LAUNCHER, "launcher", children=[
             n("FrameLayout", (0, 0, W, H), LAUNCHER, "drag_layer", children=[

@@ -143,7 +143,7 @@ def alert(pkg: str, title: str, body: list[Node], buttons: list[tuple[str, str]]
     """An AlertDialog window centred horizontally."""
     x1, x2 = 42, W - 42
     bottom = top + height
-    btns = []
+    btns: list[Node] = []
     bx = x2 - 42
     for rid, label in reversed(buttons):
         wdt = 60 + 30 * len(label)

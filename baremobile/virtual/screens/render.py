@@ -11,6 +11,7 @@ into the dump; :mod:`.paint` into the PNG.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from baremobile.virtual.scenario import render_template
@@ -57,6 +58,7 @@ class Renderer:
             return [tag(aod_window(d, st.clock), "aod")]
         out: list[Node] = []
         bars = True
+        content: Sequence[Node | None]
         if st.mode == "recents":
             if st.recents is None:
                 st.recents = recents_screen(d, st)

@@ -33,7 +33,7 @@ diverges from the recording sees an error instead of passing silently.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 from baremobile.virtual.scenario import Rule, Scenario, ScreenDef, Selector
 from baremobile.virtual.shell.process import Refused
@@ -137,9 +137,9 @@ class Replay:
                 return "double_tap"
             self._single(pending[1], pending[2])  # the first was a single tap after all
         self._settle()
-        rule = self._under("double_tap", x, y)
-        if rule is not None:  # wait for the second tap
-            self._pending = (up, x, y, rule)
+        waiting = self._under("double_tap", x, y)
+        if waiting is not None:  # wait for the second tap
+            self._pending = (up, x, y, waiting)
             return "tap"
         self._single(x, y)
         return "tap"
@@ -169,8 +169,10 @@ class Replay:
         dx, dy = x2 - x1, y2 - y1
         if abs(dx) <= _SLOP and abs(dy) <= _SLOP:
             if ms >= LONG_PRESS_MS:
-                return self.long_press(x1, y1)
-            return self.tap(x1, y1)
+                self.long_press(x1, y1)
+            else:
+                self.tap(x1, y1)
+            return
         self._settle()
         if not self._swiped(x1, y1, x2, y2):
             self._refuse(f"a swipe {_direction(dx, dy)} from ({x1:g}, {y1:g})")
@@ -219,7 +221,7 @@ class Replay:
                     best = (area(n.bounds), rule)
         if best is None:
             self._refuse(f"a pinch at ({x:g}, {y:g}) scaling by {scale:g}")
-        self._fire(best[1])  # type: ignore[index]
+        self._fire(best[1])
         return True
 
     def gesture(self, fingers: list[list[tuple[float, float, float]]]) -> bool:
@@ -345,7 +347,7 @@ class Replay:
         typed, self._typed, self._selected = self._typed, "", False
         self._refuse(f"typing {typed!r} without finishing what the recording typed")
 
-    def _refuse(self, what: str) -> None:
+    def _refuse(self, what: str) -> NoReturn:
         seen = "; ".join(_describe(r) for r in self.sd.rules) or "nothing"
         raise Refused(f"{NOT_RECORDED}: {what} on screen {self.screen!r} "
                       f"({self.sd.package}); the recording did here: {seen}")

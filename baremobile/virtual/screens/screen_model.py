@@ -17,10 +17,11 @@ See ``docs/scenarios.md`` for the behaviour and ``docs/architecture.md`` for the
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from baremobile.virtual.scenario import DEMO_PATH, Scenario, load_cached
 from baremobile.virtual.uixml import Node, element_id, serialize
@@ -41,6 +42,27 @@ from .touch import TouchInput
 from .web import WebRoom
 
 __all__ = ["ScreenModel"]
+
+
+class InputField(TypedDict):
+    """The text field the input method serves (:meth:`ScreenModel.input_state`)."""
+
+    cls: str
+    rid: str
+    hint: str
+    password: bool
+    web: bool  # a page's focused input in a WebView
+    value: str
+
+
+class InputState(TypedDict):
+    """What the input method service knows (:meth:`ScreenModel.input_state`)."""
+
+    package: str
+    activity: str
+    field: InputField | None  # None: no view takes text
+    shown: bool
+    screen_on: bool
 
 
 def _same_rotation(rotation: int) -> int:
@@ -94,7 +116,7 @@ class ScreenModel:
         self._replay = Replay(scenario) if scenario.recorded else None
 
     @classmethod
-    def from_scenario(cls, path: str | Path | None = None, clock: Clock | None = None
+    def from_scenario(cls, path: str | os.PathLike[str] | None = None, clock: Clock | None = None
                       ) -> ScreenModel:
         """Load a scenario file; ``None`` loads the built-in demo.
 
@@ -182,7 +204,7 @@ class ScreenModel:
         with self._lock:
             return self._state.ime_shown()
 
-    def input_state(self) -> dict[str, Any]:
+    def input_state(self) -> InputState:
         """What the input method service knows now (``dumpsys input_method``): the focused
         window's ``package`` and ``activity``, the ``field`` it serves — ``{"cls", "rid",
         "hint", "password", "web", "value"}`` of the focused text field (a page's focused
@@ -191,7 +213,7 @@ class ScreenModel:
         with self._lock:
             st = self._state
             pkg, act = st.current()
-            field: dict[str, Any] | None = None
+            field: InputField | None = None
             if st.screen_on and st.mode != "recents":
                 node = st.focused_field()
                 owner = st.focus_owner()
@@ -328,7 +350,8 @@ class ScreenModel:
         where it started (as :meth:`tap`)."""
         with self._lock:
             if self._replay is not None:
-                return self._replay.swipe(x1, y1, x2, y2, duration_ms)
+                self._replay.swipe(x1, y1, x2, y2, duration_ms)
+                return {}  # a recording's screens say nothing of where it landed
             a, b = self.display.to_layout(x1, y1), self.display.to_layout(x2, y2)
             landed = self._touch.landed(a[0], a[1])
             self._touch.swipe(int(a[0]), int(a[1]), int(b[0]), int(b[1]), duration_ms)
@@ -404,7 +427,8 @@ class ScreenModel:
         focused WebView for web content)."""
         with self._lock:
             if self._replay is not None:
-                return self._replay.text(text)
+                self._replay.text(text)
+                return None
             st = self._state
             took: str | None = None
             if st.screen_on and st.mode != "recents":

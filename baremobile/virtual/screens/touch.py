@@ -54,7 +54,7 @@ def drawn_ids(window: Node) -> Iterator[tuple[Node, str]]:
         n, path = stack.pop()
         src = n.src
         system = kind in _SYSTEM_WINDOWS or src is None or src is n
-        yield n, (path if system else element_id(src))  # type: ignore[arg-type]
+        yield n, (path if system or src is None else element_id(src))
         stack.extend((c, f"{path}/{i}") for i, c in enumerate(n.children))
 
 
