@@ -39,9 +39,9 @@ _NOT_FACTS = {
     # other systems' vocabularies: their words, which only look like our names
     ("baremobile/tools/table/clawperator.py", "_ACTION_ALIASES"):
         "clawperator's other spellings of its execute action types",
-    ("baremobile/tools/table/automobile.py", "_TAP_ACTIONS"):
+    ("baremobile/tools/table/automobile_calls.py", "TAP_ACTIONS"):
         "AutoMobile's tapOn actions (tap, doubleTap …) and the rows they map to",
-    ("baremobile/tools/table/automobile.py", "_BUTTONS"):
+    ("baremobile/tools/table/automobile_calls.py", "BUTTONS"):
         "AutoMobile's hardware button names (keys: the back key, not a verb)",
 }
 

@@ -32,6 +32,7 @@ from baremobile.daemon.pool import Pool
 from baremobile.daemon.sessions import (
     Policy,
     SessionState,
+    SharedPages,
     device_key,
     request,
     session_for_request,
@@ -303,7 +304,7 @@ class Hub:
         policy = policy or Policy()
         return Session(allow_devices=policy.allow_devices,
                        allow_scenarios=policy.allow_scenarios, allow_eval=self.allow_eval,
-                       pages=_Shared(self.pages), options=dataclasses.replace(self.defaults))
+                       pages=SharedPages(self.pages), options=dataclasses.replace(self.defaults))
 
     def open_session(self, name: str, device: str | None = None,
                      server: tuple[str, int] | None = None,
@@ -578,37 +579,3 @@ def _allows(gate: Session, key: str) -> bool:
     except NotAllowed:
         return False
     return True
-
-
-class _Shared:
-    """The hub's pages seen through a client's gate (:meth:`Hub.gate`): pages and locks
-    are the hub's; the gate's session never closes them."""
-
-    def __init__(self, hub_pages: Session) -> None:
-        self._session = hub_pages
-        self._pages = hub_pages._pages
-
-    def page(self, session: Session, spec: str | None) -> Any:
-        session.check_allowed(spec)  # the client's limits first
-        return self._pages.page(self._session, spec)  # then the hub's own
-
-    def claim(self, session: Session, spec: str) -> str:
-        return session.check_allowed(spec)
-
-    def pages(self) -> dict[str, Any]:
-        return self._pages.pages()
-
-    def acting(self, page: Any, wait: float) -> contextlib.AbstractContextManager[None]:
-        return self._pages.acting(page, wait)
-
-    def interrupt(self, thread_id: int) -> Any:
-        return self._pages.interrupt(thread_id)
-
-    def forget(self, page: Any) -> None:
-        self._pages.forget(page)
-
-    def allows_eval(self) -> bool:
-        return False
-
-    def close(self) -> None:  # the hub owns the pages
-        pass

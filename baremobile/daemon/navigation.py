@@ -194,7 +194,7 @@ def navigation_graph(server: DaemonServer, params: dict[str, Any], pending: Any)
     state = hub.session(name)
     page = hub.pages.pages().get(state.options.device or "")
     tracing = getattr(page, "tracing", None)
-    if getattr(pending, "conn", None) is not None and \
+    if page is not None and getattr(pending, "conn", None) is not None and \
             getattr(pending.conn, "vocabulary", None) is None and \
             tracing is not None and tracing.recording:
         return {"sessionId": name, "device": page.serial, "trace": str(tracing.path),

@@ -41,9 +41,8 @@ from baremobile.daemon import protocol as proto
 from baremobile.daemon.automobile import METHODS as AUTOMOBILE_METHODS
 from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub
-from baremobile.daemon.inflight import Deadlines, Pending, failure_for
+from baremobile.daemon.inflight import Deadlines, Pending, encoded, failure_for, short
 from baremobile.daemon.methods import METHODS, Method
-from baremobile.safetext import problem
 
 __all__ = ["Connection", "DaemonServer", "run"]
 
@@ -104,7 +103,7 @@ class Connection:
         """Queue ``message`` for the client (False when the connection is closed). Never
         blocks, but for ``wait=True`` — the connection's own reader — which waits while
         much is queued."""
-        data = _encoded(message)
+        data = encoded(message)
         with self._cond:
             if wait:
                 while self._queued > HIGH_WATER and not self.closed:
@@ -235,24 +234,6 @@ class Connection:
             self._drop_locked()
         with contextlib.suppress(OSError):
             self.sock.close()
-
-
-def _encoded(message: dict[str, Any]) -> bytes:
-    """``message`` as a line; a message that cannot be encoded (a bug: every string from
-    outside is made safe where it enters) becomes an ``INTERNAL_ERROR`` answer to the same
-    request — or to no request, when even its id cannot be written."""
-    try:
-        return proto.encode(message)
-    except (TypeError, ValueError, RecursionError) as exc:
-        why = problem(message) or f"{type(exc).__name__}: {exc}"
-        rid = message.get("id")
-        log.error("unencodable answer to %s: %s", ascii(rid), why)
-        if problem(rid) is not None or not isinstance(rid, (str, int, float, type(None))):
-            rid = None
-        return proto.encode(proto.failure(rid, "INTERNAL_ERROR",
-                                          f"the answer could not be encoded: {why}",
-                                          "this is a bug in baremobile; the daemon's log has "
-                                          "the details", "INTERNAL_ERROR"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -585,17 +566,7 @@ class DaemonServer:
                     if pending.outcome == "TIMEOUT" else
                     "completed after its request was already answered")
             log.warning("%s %r %s (%s); result dropped: %s", req.method, req.id, late,
-                        call.cancelled, _short(message))
-
-
-def _short(message: dict[str, Any]) -> str:
-    """A late answer, for the log: what it said, in at most 300 characters."""
-    import json
-
-    text = json.dumps(message.get("result") if message.get("success") else
-                      {"error": message.get("error"), "code": message.get("code")},
-                      default=str)
-    return text if len(text) <= 300 else text[:297] + "..."
+                        call.cancelled, short(message))
 
 
 # ---------------------------------------------------------------------------------------

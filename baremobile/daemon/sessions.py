@@ -24,8 +24,8 @@ from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.specs import NEW_VIRTUAL
 
-__all__ = ["HubPages", "Policy", "SessionState", "device_key", "policy_of", "request",
-           "session_for_request"]
+__all__ = ["HubPages", "Policy", "SessionState", "SharedPages", "device_key", "policy_of",
+           "request", "session_for_request"]
 
 
 def device_key(spec: str) -> str:
@@ -188,3 +188,37 @@ def request(state: SessionState, clock: Any = None) -> Iterator[None]:
         state.in_flight -= 1
         state.calls += 1
         state.touch(clock)
+
+
+class SharedPages:
+    """The hub's pages seen through a client's gate (:meth:`Hub.gate`): pages and locks
+    are the hub's; the gate's session never closes them."""
+
+    def __init__(self, hub_pages: Session) -> None:
+        self._session = hub_pages
+        self._pages = hub_pages._pages
+
+    def page(self, session: Session, spec: str | None) -> Any:
+        session.check_allowed(spec)  # the client's limits first
+        return self._pages.page(self._session, spec)  # then the hub's own
+
+    def claim(self, session: Session, spec: str) -> str:
+        return session.check_allowed(spec)
+
+    def pages(self) -> dict[str, Any]:
+        return self._pages.pages()
+
+    def acting(self, page: Any, wait: float) -> contextlib.AbstractContextManager[None]:
+        return self._pages.acting(page, wait)
+
+    def interrupt(self, thread_id: int) -> Any:
+        return self._pages.interrupt(thread_id)
+
+    def forget(self, page: Any) -> None:
+        self._pages.forget(page)
+
+    def allows_eval(self) -> bool:
+        return False
+
+    def close(self) -> None:  # the hub owns the pages
+        pass

@@ -14,7 +14,7 @@ Two smaller kinds of alias, for our own tools:
 * an alias with the **name of one of our tools** and a foreign shape (clawperator's ``wait``
   with a ``selector`` waits for it; ours with ``seconds`` sleeps): :attr:`Alias.when` says
   whether a call has that shape. At a door that speaks the alias's system (``vocabulary``),
-  a name both use means theirs when the alias has no ``when`` (AutoMobile's ``rotate``).
+  a name both use is theirs (AutoMobile's ``rotate``).
 
 What an alias may also say: that the part of their system the call needs is **absent** here
 (:attr:`Alias.absent`: AutoMobile's on-device service, iOS — the call answers their own
@@ -173,17 +173,15 @@ def alias_for(name: str, args: Mapping[str, Any], rows: Mapping[str, Any],
               aliases: Iterable[Alias], prefer: str | None = None) -> Alias | None:
     """The alias a call ``name(args)`` goes through, or None (our own row's call, or a name
     nothing knows). A name we use too is ours unless the call has the alias's shape
-    (:attr:`Alias.when`) — or, at a door speaking the alias's system (``prefer``), unless the
-    alias has no ``when`` at all (then the name is theirs there)."""
+    (:attr:`Alias.when`), or the door speaks the alias's system (``prefer``): there the name
+    is theirs."""
     row = rows.get(name)
     for alias in aliases:
         if alias.name != name:
             continue
-        if row is not None:
-            theirs = alias.when(dict(args)) if alias.when is not None else \
-                alias.system == prefer
-            if not theirs:
-                continue  # our own tool's call
+        if row is not None and alias.system != prefer and \
+                (alias.when is None or not alias.when(dict(args))):
+            continue  # our own tool's call
         return alias
     return None
 
@@ -201,7 +199,7 @@ def resolve(name: str, args: Args, rows: Mapping[str, Any],
         ours = alias.args(theirs) if alias.args is not None else theirs
         if target not in rows:
             raise InvalidArgument(f"{name} maps to {target!r}, which is not a tool")
-        accepted = rows[target].properties
+        accepted = _accepted(rows[target])
         tries = [with_parameter_aliases(a, accepted)
                  for a in (ours if isinstance(ours, list) else [ours])]
         if not tries:
@@ -209,7 +207,13 @@ def resolve(name: str, args: Args, rows: Mapping[str, Any],
         return Resolved(target, tries[0], alias, tuple(tries[1:]))
     if name not in rows:
         return None
-    return Resolved(name, with_parameter_aliases(args, rows[name].properties))
+    return Resolved(name, with_parameter_aliases(args, _accepted(rows[name])))
+
+
+def _accepted(row: Any) -> Iterable[str]:
+    """The parameters a row accepts, ``device`` included where it has one."""
+    parameters = getattr(row, "parameters", None)
+    return parameters()["properties"] if callable(parameters) else row.properties
 
 
 def listed(aliases: Iterable[Alias], system: str, *,
