@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 
-from baremobile.daemon import automobile
 from baremobile.daemon.errors import DaemonError
 from baremobile.daemon.hub import Hub
 from baremobile.daemon.pool import Pool
@@ -125,6 +124,14 @@ def seed_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
         directory.rmdir()
 
 
+def _endpoint() -> Any:
+    """AutoMobile's endpoint, as ``daemon start --automobile`` opens it (imported here: on a
+    daemon without it every test below fails on its own, not the module)."""
+    from baremobile.daemon.automobile import Endpoint
+
+    return Endpoint()
+
+
 def _schemas(c: SeedClient) -> dict[str, dict[str, Any]]:
     listed = mcp_types.ListToolsResult.model_validate(c.ok("tools/list"))
     return {t.name: t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools}
@@ -138,6 +145,8 @@ def _tapped_at(phone: VirtualPhone, since: int) -> list[list[str]]:
 
 
 def test_the_seed_paths_are_honoured(monkeypatch: pytest.MonkeyPatch):
+    from baremobile.daemon import automobile
+
     for name in (*automobile.ENV_SOCKET, *automobile.ENV_PID):
         monkeypatch.delenv(name, raising=False)
     uid = os.getuid()
@@ -155,7 +164,7 @@ def test_the_endpoint_listens_where_the_seed_client_connects(
         phone: VirtualPhone, daemon_socket: str, seed_env: tuple[str, str]):
     sock, pid = seed_env
     with running_daemon(daemon_socket, devices=[phone.address],
-                        automobile=automobile.Endpoint()) as server:
+                        automobile=_endpoint()) as server:
         assert oct(os.stat(sock).st_mode & 0o777) == "0o600"
         meta = json.loads(Path(pid).read_text())  # the pid file AutoMobile's clients read
         assert meta["pid"] == os.getpid() and meta["socketPath"] == sock
@@ -182,7 +191,7 @@ def test_a_live_automobile_socket_is_never_replaced(daemon_socket: str,
     inode = os.stat(sock).st_ino
     try:
         with pytest.raises(DaemonError, match="already answers"), \
-                running_daemon(daemon_socket, automobile=automobile.Endpoint()):
+                running_daemon(daemon_socket, automobile=_endpoint()):
             pass
         assert os.stat(sock).st_ino == inode and not os.path.exists(pid)
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -195,7 +204,7 @@ def test_a_live_automobile_socket_is_never_replaced(daemon_socket: str,
         real.close()
     # a dead daemon's socket file (nobody answers on it) is replaced
     assert os.path.exists(sock)
-    with running_daemon(daemon_socket, automobile=automobile.Endpoint()):
+    with running_daemon(daemon_socket, automobile=_endpoint()):
         assert SeedClient().ok("ide/ping")["ok"] is True
 
 
@@ -230,7 +239,7 @@ def test_the_seed_flow_with_one_idle_device(phone: VirtualPhone, daemon_socket: 
                                             seed_env: tuple[str, str]):
     now = [1_700_000_000.0]
     with running_daemon(daemon_socket, devices=[phone.address], session_ttl_s=600,
-                        wall_clock=lambda: now[0], automobile=automobile.Endpoint()) as server:
+                        wall_clock=lambda: now[0], automobile=_endpoint()) as server:
         c = SeedClient()
         status = c.ok("ide/status")
         assert status["version"] == status["releaseVersion"] == server.version
@@ -358,7 +367,7 @@ def test_two_idle_devices_each_new_session_is_handed_one(phone: VirtualPhone,
     with VirtualPhone(port=free_port()) as other, \
             running_daemon(daemon_socket, devices=[phone.address, other.address],
                            session_ttl_s=600, wall_clock=lambda: now[0],
-                           automobile=automobile.Endpoint()):
+                           automobile=_endpoint()):
         c = SeedClient()
         # no device named anywhere (the seed's tools/call has no device field): the pool
         # hands each new session a free device, never MULTIPLE_DEVICES_DEVICE_ID_REQUIRED
@@ -432,7 +441,7 @@ def test_a_timeout_answers_minus_32001_once(phone: VirtualPhone, daemon_socket: 
                                             seed_env: tuple[str, str],
                                             caplog: pytest.LogCaptureFixture):
     with running_daemon(daemon_socket, devices=[phone.address],
-                        automobile=automobile.Endpoint()):
+                        automobile=_endpoint()):
         c = SeedClient()
         s = "timeout-session"
         c.tool("observe", {"platform": "android", "sessionUuid": s})
@@ -478,7 +487,7 @@ def test_the_seeds_floors_apply_under_the_seeds_names(monkeypatch: pytest.Monkey
     # over the socket: a launchApp asking for 1 s is given its 90 s (a stuck start is not
     # answered at 1 s)
     with running_daemon(daemon_socket, devices=[phone.address],
-                        automobile=automobile.Endpoint()):
+                        automobile=_endpoint()):
         c = SeedClient()
         c.tool("observe", {"sessionUuid": "slow"})
         phone.faults.add("stall", service="shell", count=1)
@@ -502,7 +511,7 @@ def test_execute_plan_runs_the_yaml_through_the_same_aliases(phone: VirtualPhone
             f"    appId: {SETTINGS}\n"
             f"    clearAppData: true\n")
     with running_daemon(daemon_socket, devices=[phone.address],
-                        automobile=automobile.Endpoint()):
+                        automobile=_endpoint()):
         c = SeedClient()
         tools = _schemas(c)
         s = "plan-session"
@@ -535,7 +544,7 @@ def test_execute_plan_runs_the_yaml_through_the_same_aliases(phone: VirtualPhone
 def test_what_adb_cannot_do_answers_as_automobile_does_without_it(
         phone: VirtualPhone, daemon_socket: str, seed_env: tuple[str, str]):
     with running_daemon(daemon_socket, devices=[phone.address],
-                        automobile=automobile.Endpoint()):
+                        automobile=_endpoint()):
         c = SeedClient()
         seen = phone.events.last_seq
         for name, args, words in (
@@ -561,7 +570,7 @@ def test_swipe_on_moves_the_finger_as_automobile_does(phone: VirtualPhone,
                                                       daemon_socket: str,
                                                       seed_env: tuple[str, str]):
     with running_daemon(daemon_socket, devices=[phone.address],
-                        automobile=automobile.Endpoint()):
+                        automobile=_endpoint()):
         c = SeedClient()
         c.tool("launchApp", {"appId": SETTINGS, "sessionUuid": "swipe"})
         c.tool("observe", {"sessionUuid": "swipe"})

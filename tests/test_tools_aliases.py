@@ -10,7 +10,7 @@ import pytest
 
 from baremobile.errors import Unsupported
 from baremobile.tools import Session
-from baremobile.tools.aliases import Alias, alias_for, resolve
+from baremobile.tools.aliases import Alias, resolve
 from baremobile.tools.dispatch import call
 from baremobile.tools.spec import TOOLS
 from baremobile.tools.table import ALIASES
@@ -30,6 +30,8 @@ def test_an_absent_part_answers_its_systems_words():
 
 
 def test_a_shared_name_is_ours_unless_the_door_speaks_theirs():
+    from baremobile.tools.aliases import alias_for
+
     args = {"orientation": "landscape"}
     assert alias_for("rotate", args, ROWS, ALIASES) is None  # ours, with our arguments
     assert alias_for("rotate", args, ROWS, ALIASES, prefer="automobile").system == \
