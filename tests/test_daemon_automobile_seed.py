@@ -398,7 +398,8 @@ def test_two_idle_devices_each_new_session_is_handed_one(phone: VirtualPhone,
         # none free: AutoMobile's pool error, and no session is left for it
         none = c.request("tools/call", {"name": "observe", "arguments": {
             "sessionUuid": "session-d"}})
-        assert not none["success"] and none["error"].startswith("MCP error -32603: ")
+        assert not none["success"] and none["error"].startswith(
+            "MCP error -32603: No devices in pool to assign to session session-d.")
         assert c.request("daemon/sessionInfo", {"sessionId": "session-d"})["error"] == \
             "Session not found: session-d"
         # a call that fails before a device is assigned leaves nothing either
@@ -587,4 +588,49 @@ def test_swipe_on_moves_the_finger_as_automobile_does(phone: VirtualPhone,
         assert end < start
         start, end = swiped({"direction": "up", "gestureType": "scrollTowardsDirection"})
         assert end > start
+        c.close()
+
+
+def test_apps_installed_and_terminated_as_automobile_names_them(
+        phone: VirtualPhone, daemon_socket: str, seed_env: tuple[str, str], tmp_path: Path):
+    from baremobile.virtual.apk import build_apk
+
+    apk = tmp_path / "tool.apk"  # AutoMobile's clients name the APK by its path
+    apk.write_bytes(build_apk("com.example.tool", "Tool App", 1, "1.0", ".Main"))
+    with running_daemon(daemon_socket, devices=[phone.address], automobile=_endpoint()):
+        c = SeedClient()
+        s = "apps"
+        done = c.tool("installApp", {"apkPath": str(apk), "sessionUuid": s})
+        assert done == {"message": f"Installed app from {apk}", "success": True,
+                        "apkPath": str(apk)}
+        assert [e["path"] for e in phone.events.list("push")] == \
+            ["/data/local/tmp/baremobile_install.apk"]
+        assert "com.example.tool" in c.tool("listApps", {"sessionUuid": s})["apps"]
+        c.tool("launchApp", {"packageName": "com.example.tool", "sessionUuid": s})
+        seen = phone.events.last_seq
+        stopped = c.tool("terminateApp", {"appId": "com.example.tool", "sessionUuid": s})
+        assert stopped["success"] is True and stopped["wasInstalled"] is True
+        assert ["am", "force-stop", "com.example.tool"] in phone.events.commands(since=seen)
+        # an app that is not installed: success, saying so (AutoMobile's TerminateApp)
+        absent = c.tool("terminateApp", {"appId": "com.example.nothing", "sessionUuid": s})
+        assert absent == {"message": "Terminated app com.example.nothing", "success": True,
+                          "packageName": "com.example.nothing", "wasInstalled": False}
+        c.close()
+
+
+def test_a_session_that_observes_gets_the_screen_after_each_action(
+        phone: VirtualPhone, daemon_socket: str, seed_env: tuple[str, str]):
+    with running_daemon(daemon_socket, devices=[phone.address], automobile=_endpoint()):
+        c = SeedClient()
+        c.ok("ide/setFeatureFlag", {"key": "observe", "enabled": True})  # new sessions
+        s = "observing"
+        tapped = c.tool("tapOn", {"action": "tap", "text": "Notes", "sessionUuid": s})
+        assert tapped["observation"]["activeWindow"]["appId"] == NOTES
+        back = c.tool("pressButton", {"button": "back", "sessionUuid": s})
+        assert back["keyCode"] == 4 and back["observation"]["screenSize"]["height"] == 2400
+        # every screen seen, so every move is known: the graph has each, Back as back
+        graph = _graph(c, {"sessionUuid": s})
+        kinds = [(t["type"], t.get("tool")) for t in graph["transitions"]]
+        assert ("tool", "tapOn") in kinds and ("back", "pressButton") in kinds
+        assert graph["unknownEdges"] == 0
         c.close()

@@ -234,12 +234,19 @@ def _policy(name: str, arguments: dict[str, Any]) -> Policy:
     return Policy(choose_device=True, files_dir=files_dir)
 
 
-def _answer(name: str, arguments: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """AutoMobile's ``CallToolResult`` for one call's result."""
+def _answer(name: str, arguments: dict[str, Any], result: dict[str, Any],
+            session: str = "default", pool: dict[str, int] | None = None) -> dict[str, Any]:
+    """AutoMobile's ``CallToolResult`` for one call's result (``pool``: the pool's counts,
+    for AutoMobile's words when it had no device for the session)."""
     if result.get("ok") is False:  # a failure: AutoMobile's tools throw, its server words it
         error = dict(result.get("error") or {})
-        message = f"Unknown tool: {name}" if error.get("code") == "UNKNOWN_TOOL" else \
-            error.get("message", "")
+        message = error.get("message", "")
+        if error.get("code") == "UNKNOWN_TOOL":
+            message = f"Unknown tool: {name}"
+        elif error.get("code") in ("SESSION_NOT_OPEN", "NO_FREE_DEVICE") and pool:
+            message = (f"No devices in pool to assign to session {session}.\nDevice pool "
+                       f"status:\n  Total devices: {pool['total']}\n  Idle: {pool['idle']}"
+                       f"\n  Assigned: {pool['assigned']}\n  Error: {pool['error']}")
         raise ToolFailed({**error, "message": f"MCP error -32603: {message}"}, name)
     alias = alias_for(name, arguments, _ROWS, ALIASES, VOCABULARY)
     if alias is None or alias.system != VOCABULARY:
@@ -263,7 +270,7 @@ def _m_tools_call(server: DaemonServer, params: dict[str, Any], pending: Any) ->
         return graph_result(hub.graph)
     result = hub.call_tool(session, name, arguments, _policy(name, arguments), door="tools",
                            vocabulary=VOCABULARY, keep=True)
-    return _answer(name, arguments, result)
+    return _answer(name, arguments, result, session, hub.pool.stats())
 
 
 def _tools_call_floor(server: DaemonServer, params: dict[str, Any]) -> int:

@@ -140,13 +140,15 @@ class _Words(dict[str, Any]):
         return "{" + key + "}"
 
 
-def said(message: str, **more: Any) -> Callable[..., dict[str, Any]]:
-    """A result ``{message, success: true, …more}`` (their arguments fill ``{…}`` in the
-    message), with the observation when the session observes."""
+def said(message: str, *echo: str) -> Callable[..., dict[str, Any]]:
+    """A result ``{message, success: true}`` (their arguments fill ``{…}`` in the message;
+    those named in ``echo`` come back beside it, as AutoMobile's results repeat them), with
+    the observation when the session observes."""
 
     def result(ours: dict[str, Any], a: Args, page: Any = None) -> dict[str, Any]:
         words = _Words({k: v for k, v in a.items() if isinstance(v, (str, int, float))})
-        out = {"message": message.format_map(words), "success": True, **more}
+        out = {"message": message.format_map(words), "success": True,
+               **{k: a[k] for k in echo if k in a}}
         return {**out, **observed(ours, page)}
 
     return result
