@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DUMP_S", "FILE_S", "INSTALL_S", "MAX_REQUEST_S", "MAX_WAIT_S", "START_S", "TRANSFER_S",
-    "CallTime", "Facts", "call_time",
+    "CallTime", "Facts", "call_time", "env_floor_s",
 ]
 
 #: A dump's worth: reading the screen once takes 1–3 s on a phone and up to ~10 s on a slow
@@ -155,3 +155,24 @@ def call_time(facts: Facts, arguments: Mapping[str, Any] | None = None, *,
     if facts.acts and observe:
         floor += DUMP_S + max(0.0, float(settle))
     return CallTime(wait, floor)
+
+
+def env_floor_s(default_s: float, *names: str) -> float:
+    """A floor of ``default_s`` seconds that an environment variable may raise, never
+    lower: the first of ``names`` that is set, in milliseconds (AutoMobile's
+    ``AUTOMOBILE_OPEN_LINK_MCP_TIMEOUT_MS``, as its document says: a value at or below the
+    default, or not a number, is ignored); at most :data:`MAX_REQUEST_S`."""
+    import os
+
+    for name in names:
+        raw = os.environ.get(name, "").strip()
+        if not raw:
+            continue
+        try:
+            ms = float(raw)
+        except ValueError:
+            return default_s
+        if not math.isfinite(ms) or ms / 1000 <= default_s:
+            return default_s
+        return min(ms / 1000, MAX_REQUEST_S)
+    return default_s

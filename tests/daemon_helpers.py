@@ -92,7 +92,8 @@ def running_daemon(sock: str, **hub_options: Any) -> Iterator[DaemonServer]:
     """A daemon in this process (threads), stopped and joined afterwards."""
     hub_options.setdefault("discover", False)
     server_options = {k: hub_options.pop(k) for k in ("idle_timeout", "version", "clock",
-                                                      "send_timeout") if k in hub_options}
+                                                      "send_timeout", "automobile")
+                      if k in hub_options}
     server_options.setdefault("idle_timeout", None)
     server = DaemonServer(Hub(**hub_options), sock, **server_options).start()
     thread = threading.Thread(target=server.serve, name="test-daemon", daemon=True)

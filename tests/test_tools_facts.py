@@ -36,6 +36,13 @@ _NOT_FACTS = {
     ("baremobile/trace/timeline.py", "TOUCHING"): "recorded calls replayed touch by touch",
     ("baremobile/trace/fields.py", "MOVES"): "the kinds of touch a recording holds",
     ("baremobile/tools/spec.py", "GROUPS"): "tool groups (the apps group, the eval group)",
+    # other systems' vocabularies: their words, which only look like our names
+    ("baremobile/tools/table/clawperator.py", "_ACTION_ALIASES"):
+        "clawperator's other spellings of its execute action types",
+    ("baremobile/tools/table/automobile_calls.py", "TAP_ACTIONS"):
+        "AutoMobile's tapOn actions (tap, doubleTap …) and the rows they map to",
+    ("baremobile/tools/table/automobile_calls.py", "BUTTONS"):
+        "AutoMobile's hardware button names (keys: the back key, not a verb)",
 }
 
 

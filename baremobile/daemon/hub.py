@@ -22,14 +22,17 @@ import math
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from baremobile.daemon.errors import DaemonError, SessionNotFound, SessionNotOpen
+from baremobile.daemon.navigation import NavGraph, Watcher
 from baremobile.daemon.pool import Pool
 from baremobile.daemon.sessions import (
     Policy,
     SessionState,
+    SharedPages,
     device_key,
     request,
     session_for_request,
@@ -37,9 +40,11 @@ from baremobile.daemon.sessions import (
 from baremobile.errors import BaremobileError, Busy, InvalidArgument, MultipleDevices
 from baremobile.timeouts import call_time
 from baremobile.tools import render
+from baremobile.tools.aliases import alias_for, resolve
 from baremobile.tools.dispatch import call, error_data
 from baremobile.tools.session import NotAllowed, Options, Session
-from baremobile.tools.spec import get, select
+from baremobile.tools.spec import TOOLS, get, select
+from baremobile.tools.table import ALIASES
 from baremobile.transport.specs import NEW_VIRTUAL
 
 __all__ = ["DEFAULT_SESSION_TTL", "ENV_SESSION_TTL", "Hub", "session_ttl", "tool_list"]
@@ -137,6 +142,11 @@ class Hub:
         self._phone_lock = threading.Lock()
         self._lock = threading.Lock()
         self.started = time.time()
+        #: every session's screens and moves (``ide/getNavigationGraph`` without a session)
+        self.graph = NavGraph(wall_clock)
+        #: the pages whose steps feed a session's graph: page → (session, stop watching)
+        self._watched: weakref.WeakKeyDictionary[Any, tuple[str, Callable[[], None]]] = \
+            weakref.WeakKeyDictionary()
 
     # -- sessions ---------------------------------------------------------------------
     def session(self, name: str, *, create: bool = False) -> SessionState:
@@ -152,7 +162,8 @@ class Hub:
                                       "sessions", hint="release sessions you no longer use "
                                       "(baremobile close, daemon/releaseSession)")
                 options = dataclasses.replace(self.defaults, device=None)
-                state = self.sessions[name] = SessionState(name, options=options)
+                state = self.sessions[name] = SessionState(name, options=options,
+                                                           graph=NavGraph(self.clock))
                 state.touch(self.clock)
                 state.created_ms = state.last_used_ms
             return state
@@ -232,11 +243,38 @@ class Hub:
                     state.options.device = None
             raise
         self.pool.mark_ok(key, page.serial)
+        self._watch(state, page)
         return page
 
-    def adopt(self, state: SessionState, allowed: Callable[[str], bool] | None = None) -> str:
+    def _watch(self, state: SessionState, page: Any) -> None:
+        """Feed ``state``'s navigation graph (and the daemon's) from ``page``'s steps."""
+        with self._lock:
+            held = self._watched.get(page)
+            if held is not None and held[0] == state.name:
+                return
+            if held is not None:
+                held[1]()  # another session had it: its graph stops here
+            stop = page.observe(Watcher(state.graph, self.graph)) \
+                if hasattr(page, "observe") else (lambda: None)
+            self._watched[page] = (state.name, stop)
+
+    def heartbeat(self, name: str) -> bool:
+        """A client's sign of life for session ``name`` (AutoMobile's ``daemon/heartbeat``):
+        it counts as a use, so the session does not expire. False when there is none."""
+        _check_name(name)
+        self.expire()
+        with self._lock:
+            state = self.sessions.get(name)
+        if state is None:
+            return False
+        state.touch(self.clock)
+        return True
+
+    def adopt(self, state: SessionState, allowed: Callable[[str], bool] | None = None, *,
+              choose: bool = False) -> str:
         """The device for a session that holds none and whose call names none: the pool's
-        only free device that ``allowed`` accepts (claimed for it); else
+        only free device that ``allowed`` accepts (claimed for it) — with ``choose``, the
+        one the pool picks among several (:meth:`~baremobile.daemon.pool.Pool.pick`); else
         ``MULTIPLE_DEVICES…``, ``NOT_ALLOWED`` (free devices, none allowed) or
         ``SESSION_NOT_OPEN``. A device the caller may not use is never claimed."""
         free = self.pool.candidates()
@@ -244,6 +282,8 @@ class Hub:
             self.refresh_devices()
             free = self.pool.candidates()
         usable = [k for k in free if allowed is None or allowed(k)]
+        if len(usable) > 1 and choose:
+            usable = [self.pool.pick(usable)]
         if len(usable) > 1:
             raise MultipleDevices(usable)
         if not usable and free:
@@ -264,7 +304,7 @@ class Hub:
         policy = policy or Policy()
         return Session(allow_devices=policy.allow_devices,
                        allow_scenarios=policy.allow_scenarios, allow_eval=self.allow_eval,
-                       pages=_Shared(self.pages), options=dataclasses.replace(self.defaults))
+                       pages=SharedPages(self.pages), options=dataclasses.replace(self.defaults))
 
     def open_session(self, name: str, device: str | None = None,
                      server: tuple[str, int] | None = None,
@@ -395,58 +435,83 @@ class Hub:
 
     # -- tools ------------------------------------------------------------------------
     def floor_ms(self, name: Any, arguments: Any, session: str | None,
-                 policy: Policy | None = None) -> int:
+                 policy: Policy | None = None, vocabulary: str | None = None) -> int:
         """The least time ``tools/call`` of ``name`` gets (AutoMobile's "tool-specific
         timeout floors"): the call's time as :func:`baremobile.timeouts.call_time` resolves
         it — the row's floor (or the operator's ``--timeout-floor``), the wait it was given
         (or its default, the session's when the row says so) and a dump more, a dump and the
         settle time more for an acting tool in a session (or a client) that observes."""
-        tool = get(name) if isinstance(name, str) else None
+        if not isinstance(name, str):
+            return 0
+        args = dict(arguments) if isinstance(arguments, Mapping) else {}
+        # another system's name: its row's time with the arguments in our terms, and at
+        # least its own floor (AutoMobile's launchApp, openLink …)
+        alias = alias_for(name, args, _ROWS, ALIASES, vocabulary)
+        theirs_ms = int(alias.floor_s() * 1000) if alias is not None else 0
+        row_name = name
+        if alias is not None:
+            try:
+                found = resolve(name, args, _ROWS, ALIASES, prefer=vocabulary)
+            except BaremobileError:
+                found = None  # the call will say what is wrong
+            row_name, arguments = (found.name, found.args) if found is not None else ("", {})
+        tool = get(row_name)
         if tool is None:
-            return self.floors_ms.get(name, 0) if isinstance(name, str) else 0
+            return max(self.floors_ms.get(name, 0), theirs_ms)
         with self._lock:
             state = self.sessions.get(session or "")
         options = state.options if state is not None else Options()
         if policy is not None:
             options = options.overridden(observe=policy.observe, settle=policy.settle)
         facts = tool.time_facts
-        if name in self.floors_ms:
-            facts = facts.replace(floor=self.floors_ms[name] / 1000)
-        return call_time(facts, arguments, session_timeout=options.timeout,
-                         observe=options.observe, settle=options.settle).floor_ms
+        operator = self.floors_ms.get(name, self.floors_ms.get(row_name))
+        if operator is not None:
+            facts = facts.replace(floor=operator / 1000)
+        return max(theirs_ms, call_time(facts, arguments, session_timeout=options.timeout,
+                                        observe=options.observe,
+                                        settle=options.settle).floor_ms)
 
     def call_tool(self, session: str, name: Any, arguments: Any, policy: Policy,
-                  *, create: bool = True, door: str = "tools") -> dict[str, Any]:
+                  *, create: bool = True, door: str = "tools", vocabulary: str | None = None,
+                  keep: bool = False) -> dict[str, Any]:
         """Run one tool in ``session`` and answer with its result (``{"ok": …}``, never
-        raising for the tool's failure). The session is created on first use when
-        ``create`` (else ``SESSION_NOT_FOUND``: a mistyped name claims nothing); a session
-        this call created is released again when the call fails, so a failed first call
-        holds no device."""
+        raising for the tool's failure; at a door speaking another system's ``vocabulary``,
+        that system's result where an alias says it). The session is created on first use
+        when ``create`` (else ``SESSION_NOT_FOUND``: a mistyped name claims nothing); a
+        session this call created is released again when the call fails, so a failed first
+        call holds no device — unless ``keep`` (AutoMobile's rule: a session exists once a
+        device was assigned to it, whatever its first tool then did)."""
         with self._lock:
             existed = session in self.sessions
         state = self.session(session, create=create)
         try:
-            result = self._call(state, name, arguments, policy, door)
+            result = self._call(state, name, arguments, policy, door, vocabulary)
         except BaseException:
-            if not existed:
+            if not existed and not (keep and self.pool.of_session(session)):
                 self.release_session(session, sweep=False)
             raise
-        if not existed and not result.get("ok"):
+        if not existed and result.get("ok") is False and \
+                not (keep and self.pool.of_session(session)):
             self.release_session(session, sweep=False)
         return result
 
     def _call(self, state: SessionState, name: Any, arguments: Any,
-              policy: Policy, door: str = "tools") -> dict[str, Any]:
+              policy: Policy, door: str = "tools", vocabulary: str | None = None
+              ) -> dict[str, Any]:
         view, pages = session_for_request(self, state, policy)
-        with request(state, self.clock):  # under the request's cancel token (calls.Call)
+        shown = name if isinstance(name, str) else "?"
+        with request(state, self.clock), state.graph.calling(shown), \
+                self.graph.calling(shown):  # under the request's cancel token (calls.Call)
             result = call(view, name, arguments, groups=policy.groups, prefix=policy.prefix,
                           observe=policy.observe, settle=policy.settle,
-                          max_chars=policy.max_chars, files_dir=policy.files_dir, door=door)
+                          max_chars=policy.max_chars, files_dir=policy.files_dir, door=door,
+                          vocabulary=vocabulary)
         if pages.used is not None:
-            if result.get("ok"):
+            error = result.get("error")
+            if result.get("ok") is not False:
                 self.pool.mark_ok(pages.used, result.get("device"))
-            elif result.get("error", {}).get("code") in _DEVICE_FAULTS:
-                self.pool.mark_error(pages.used, result["error"])
+            elif isinstance(error, dict) and error.get("code") in _DEVICE_FAULTS:
+                self.pool.mark_error(pages.used, error)
         return result
 
     # -- lifecycle --------------------------------------------------------------------
@@ -466,6 +531,8 @@ class Hub:
         done.start()
         done.join(wait)
 
+
+_ROWS = {t.name: t for t in TOOLS}
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-@:")
 
@@ -512,37 +579,3 @@ def _allows(gate: Session, key: str) -> bool:
     except NotAllowed:
         return False
     return True
-
-
-class _Shared:
-    """The hub's pages seen through a client's gate (:meth:`Hub.gate`): pages and locks
-    are the hub's; the gate's session never closes them."""
-
-    def __init__(self, hub_pages: Session) -> None:
-        self._session = hub_pages
-        self._pages = hub_pages._pages
-
-    def page(self, session: Session, spec: str | None) -> Any:
-        session.check_allowed(spec)  # the client's limits first
-        return self._pages.page(self._session, spec)  # then the hub's own
-
-    def claim(self, session: Session, spec: str) -> str:
-        return session.check_allowed(spec)
-
-    def pages(self) -> dict[str, Any]:
-        return self._pages.pages()
-
-    def acting(self, page: Any, wait: float) -> contextlib.AbstractContextManager[None]:
-        return self._pages.acting(page, wait)
-
-    def interrupt(self, thread_id: int) -> Any:
-        return self._pages.interrupt(thread_id)
-
-    def forget(self, page: Any) -> None:
-        self._pages.forget(page)
-
-    def allows_eval(self) -> bool:
-        return False
-
-    def close(self) -> None:  # the hub owns the pages
-        pass

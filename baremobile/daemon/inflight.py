@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import logging
 import threading
 import time
@@ -23,13 +24,14 @@ from typing import TYPE_CHECKING, Any
 from baremobile.calls import Call
 from baremobile.daemon import protocol as proto
 from baremobile.errors import DOORS, BaremobileError
+from baremobile.safetext import problem
 from baremobile.tools.dispatch import error_data, hint_words
 
 if TYPE_CHECKING:
     from baremobile.daemon.server import Connection
 
-__all__ = ["REQUEST_TIMEOUT", "TIMED_OUT", "Deadlines", "Pending", "door_of", "failure_for",
-           "progress_sender"]
+__all__ = ["REQUEST_TIMEOUT", "TIMED_OUT", "Deadlines", "Pending", "door_of", "encoded",
+           "failure_for", "progress_sender", "short"]
 
 log = logging.getLogger("baremobile.daemon")
 
@@ -163,3 +165,29 @@ def progress_sender(pending: Pending) -> Callable[[int, int | None], None]:
         pending.conn.send(proto.progress(pending.req.id, done, total))
 
     return send
+
+
+def encoded(message: dict[str, Any]) -> bytes:
+    """``message`` as a line; a message that cannot be encoded (a bug: every string from
+    outside is made safe where it enters) becomes an ``INTERNAL_ERROR`` answer to the same
+    request — or to no request, when even its id cannot be written."""
+    try:
+        return proto.encode(message)
+    except (TypeError, ValueError, RecursionError) as exc:
+        why = problem(message) or f"{type(exc).__name__}: {exc}"
+        rid = message.get("id")
+        log.error("unencodable answer to %s: %s", ascii(rid), why)
+        if problem(rid) is not None or not isinstance(rid, (str, int, float, type(None))):
+            rid = None
+        return proto.encode(proto.failure(rid, "INTERNAL_ERROR",
+                                          f"the answer could not be encoded: {why}",
+                                          "this is a bug in baremobile; the daemon's log has "
+                                          "the details", "INTERNAL_ERROR"))
+
+
+def short(message: dict[str, Any]) -> str:
+    """A late answer, for the log: what it said, in at most 300 characters."""
+    text = json.dumps(message.get("result") if message.get("success") else
+                      {"error": message.get("error"), "code": message.get("code")},
+                      default=str)
+    return text if len(text) <= 300 else text[:297] + "..."

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ENV_SOCKET", "MAX_SOCKET_PATH", "check_daemon_peer", "ensure_directory",
            "lock_path", "log_path", "metadata_path", "open_log", "open_side_file", "peer_uid",
-           "read_metadata", "socket_path", "write_metadata"]
+           "read_metadata", "socket_path", "write_json", "write_metadata"]
 
 ENV_SOCKET = "BAREMOBILE_DAEMON_SOCKET"
 #: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs (with the final NUL)
@@ -192,7 +192,13 @@ def open_log(sock: str) -> int:
 def write_metadata(sock: str, data: dict[str, Any]) -> None:
     """Write the metadata file atomically (0600): a new file of a random name (``O_EXCL``,
     no symlink followed) renamed over the old one."""
-    path = metadata_path(sock)
+    write_json(metadata_path(sock), data)
+
+
+def write_json(path: str, data: dict[str, Any]) -> None:
+    """Write ``data`` to ``path`` as :func:`write_metadata` writes the metadata file: a new
+    private file of a random name renamed over the old one (a symlink there is replaced,
+    never written through)."""
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)

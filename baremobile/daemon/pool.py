@@ -50,6 +50,9 @@ class PoolDevice:
     via: str = ""
     model: str = ""
     added_at: float = field(default_factory=time.time)
+    #: when a session last took it or gave it back (0: never): the least recently used
+    #: free device is handed out first (AutoMobile's pool)
+    last_used: float = 0.0
 
     @property
     def state(self) -> str:
@@ -86,6 +89,8 @@ class Pool:
     ) -> None:
         self._lock = threading.Lock()
         self._devices: dict[str, PoolDevice] = {}
+        #: the device a session gave back last (handed out first while it is free)
+        self.last_released: str | None = None
         self._discover = discover
         self.servers = list(dict.fromkeys(servers))
         self._list_server = list_server
@@ -127,7 +132,21 @@ class Pool:
                          f"session {dev.session!r} ({{close_session}})")
             fresh = dev.session is None
             dev.session = session
+            if fresh:
+                dev.last_used = time.time()
             return dev, fresh
+
+    def pick(self, free: list[str]) -> str:
+        """The one of ``free`` (idle devices) to hand a session that named none, as
+        AutoMobile's pool chooses: the device given back last, else the least recently
+        used (then the first to join)."""
+        with self._lock:
+            if self.last_released in free:
+                return self.last_released
+            order = {spec: i for i, spec in enumerate(self._devices)}
+            return min(free, key=lambda s: ((self._devices[s].last_used
+                                             if s in self._devices else 0.0),
+                                            order.get(s, len(order))))
 
     def candidates(self, *, server: tuple[str, int] | None = None) -> list[str]:
         """Idle devices, in the order they joined (of one adb server, when given)."""
@@ -165,8 +184,11 @@ class Pool:
         with self._lock:
             freed = [d for d in self._devices.values() if d.session == session
                      and (spec is None or d.spec == spec)]
+            now = time.time()
             for d in freed:
                 d.session = None
+                d.last_used = now
+                self.last_released = d.spec
             return [d.spec for d in freed]
 
     def forget(self, spec: str) -> None:

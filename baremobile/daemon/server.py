@@ -38,12 +38,11 @@ from typing import Any
 from baremobile.calls import Call
 from baremobile.daemon import paths
 from baremobile.daemon import protocol as proto
+from baremobile.daemon.automobile import METHODS as AUTOMOBILE_METHODS
 from baremobile.daemon.errors import DaemonError, UnknownMethod
 from baremobile.daemon.hub import Hub
-from baremobile.daemon.inflight import Deadlines, Pending, failure_for
+from baremobile.daemon.inflight import Deadlines, Pending, encoded, failure_for, short
 from baremobile.daemon.methods import METHODS, Method
-from baremobile.safetext import problem
-from baremobile.transport.wire import wait_ready
 
 __all__ = ["Connection", "DaemonServer", "run"]
 
@@ -80,10 +79,14 @@ class Connection:
     when a write is not taken within the send timeout, the client is dropped.
     """
 
-    def __init__(self, server: DaemonServer, sock: socket.socket, number: int) -> None:
+    def __init__(self, server: DaemonServer, sock: socket.socket, number: int,
+                 vocabulary: str | None = None) -> None:
         self.server = server
         self.sock = sock
         self.number = number
+        #: whose words the connection speaks: None (ours), or ``automobile`` (a connection
+        #: on the AutoMobile endpoint: :mod:`baremobile.daemon.automobile`)
+        self.vocabulary = vocabulary
         self.closed = False
         self.pending: set[Pending] = set()
         self.lock = threading.Lock()
@@ -100,7 +103,7 @@ class Connection:
         """Queue ``message`` for the client (False when the connection is closed). Never
         blocks, but for ``wait=True`` — the connection's own reader — which waits while
         much is queued."""
-        data = _encoded(message)
+        data = encoded(message)
         with self._cond:
             if wait:
                 while self._queued > HIGH_WATER and not self.closed:
@@ -233,24 +236,6 @@ class Connection:
             self.sock.close()
 
 
-def _encoded(message: dict[str, Any]) -> bytes:
-    """``message`` as a line; a message that cannot be encoded (a bug: every string from
-    outside is made safe where it enters) becomes an ``INTERNAL_ERROR`` answer to the same
-    request — or to no request, when even its id cannot be written."""
-    try:
-        return proto.encode(message)
-    except (TypeError, ValueError, RecursionError) as exc:
-        why = problem(message) or f"{type(exc).__name__}: {exc}"
-        rid = message.get("id")
-        log.error("unencodable answer to %s: %s", ascii(rid), why)
-        if problem(rid) is not None or not isinstance(rid, (str, int, float, type(None))):
-            rid = None
-        return proto.encode(proto.failure(rid, "INTERNAL_ERROR",
-                                          f"the answer could not be encoded: {why}",
-                                          "this is a bug in baremobile; the daemon's log has "
-                                          "the details", "INTERNAL_ERROR"))
-
-
 # ---------------------------------------------------------------------------------------
 # the server
 # ---------------------------------------------------------------------------------------
@@ -278,6 +263,7 @@ class DaemonServer:
         clock: Callable[[], float] = time.monotonic,
         max_connections: int = MAX_CONNECTIONS,
         send_timeout: float = SEND_TIMEOUT,
+        automobile: Any = None,
     ) -> None:
         from baremobile import __version__
 
@@ -302,6 +288,10 @@ class DaemonServer:
         self._last_activity = clock()
         self._deadlines: Deadlines | None = None
         self.started = time.time()
+        #: AutoMobile's endpoint (``automobile.Endpoint``), opened by :meth:`start`
+        self.automobile = automobile
+        #: AutoMobile's ``debug`` feature flag (its debug-only tools listed)
+        self.automobile_debug = False
 
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> DaemonServer:
@@ -315,6 +305,12 @@ class DaemonServer:
             raise DaemonError(f"another daemon is running on {self.path}",
                               hint="stop it first (baremobile daemon stop), or set "
                                    f"${paths.ENV_SOCKET} to use another socket") from None
+        if self.automobile is not None:  # never over a live AutoMobile daemon: checked
+            try:
+                self.automobile.open(self.version)
+            except BaseException:
+                self._unlock()
+                raise
         # we hold the lock, so no live daemon listens here: a socket file is stale
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
@@ -324,6 +320,8 @@ class DaemonServer:
             listener.bind(self.path)
         except OSError as exc:
             listener.close()
+            if self.automobile is not None:
+                self.automobile.close()
             self._unlock()
             raise DaemonError(f"cannot listen on {self.path}: {exc.strerror or exc}") from None
         finally:
@@ -342,6 +340,9 @@ class DaemonServer:
         self._last_activity = self.clock()
         log.info("baremobile daemon %s listening on %s (pid %d)", self.version, self.path,
                  os.getpid())
+        if self.automobile is not None:
+            log.info("AutoMobile's endpoint on %s (pid file %s)", self.automobile.path,
+                     self.automobile.pid_file)
         return self
 
     def serve(self) -> str:
@@ -349,12 +350,15 @@ class DaemonServer:
         assert self._listener is not None, "start() first"
         try:
             while not self.stopping.is_set():
+                listeners = [self._listener]
+                if self.automobile is not None and self.automobile.listener is not None:
+                    listeners.append(self.automobile.listener)
                 try:
-                    ready = wait_ready(self._listener, timeout=0.2)
+                    ready, _, _ = select.select(listeners, [], [], 0.2)
                 except (OSError, ValueError):
                     break
-                if ready:
-                    self._accept()
+                for listener in ready:
+                    self._accept(listener)
                 self._check_idle()
         finally:
             self._shutdown()
@@ -378,10 +382,10 @@ class DaemonServer:
         if idle >= self.idle_timeout:
             self.stop_soon(f"idle for {idle:.0f} s (--idle-timeout {self.idle_timeout:g})")
 
-    def _accept(self) -> None:
-        assert self._listener is not None
+    def _accept(self, listener: socket.socket) -> None:
+        vocabulary = "automobile" if listener is not self._listener else None
         try:
-            sock, _ = self._listener.accept()
+            sock, _ = listener.accept()
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EINTR):
                 log.warning("accept failed: %s", exc)
@@ -399,7 +403,7 @@ class DaemonServer:
                                         f"{len(self._conns)} connections",
                                         "close idle connections and retry", "DAEMON")
             if refusal is None:
-                conn = Connection(self, sock, next(self._numbers))
+                conn = Connection(self, sock, next(self._numbers), vocabulary)
                 self._conns.add(conn)
                 self._last_activity = self.clock()
         if refusal is not None:
@@ -445,6 +449,8 @@ class DaemonServer:
                 os.unlink(self.path)
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(paths.metadata_path(self.path))
+        if self.automobile is not None:
+            self.automobile.close()
         self._unlock()  # a new daemon may start now; this one only winds down
         # every request the daemon read gets its answer, and every answer queued is sent:
         # cancel what runs (new requests are refused: _register), wait until each answer
@@ -490,15 +496,19 @@ class DaemonServer:
             "startedAt": int(self.started * 1000),
             "uptimeMs": int((time.time() - self.started) * 1000),
             "idleTimeoutS": self.idle_timeout, "connections": conns,
-            "requestsInFlight": in_flight, **self.hub.status(),
+            "requestsInFlight": in_flight,
+            "automobile": self.automobile.describe() if self.automobile is not None else None,
+            **self.hub.status(),
         }
 
     def dispatch(self, conn: Connection, req: proto.Request) -> None:
-        method = METHODS.get(req.method)
+        methods = AUTOMOBILE_METHODS if conn.vocabulary == "automobile" else METHODS
+        method = methods.get(req.method)
         if method is None:
             conn.send(failure_for(req.id, UnknownMethod(
+                f"Unsupported daemon method: {req.method}" if conn.vocabulary else
                 f"there is no method {req.method!r}",
-                hint="methods: " + ", ".join(METHODS))), wait=True)
+                hint="methods: " + ", ".join(methods))), wait=True)
             return
         if not method.device:  # answered at once, in this reader thread
             try:
@@ -556,17 +566,7 @@ class DaemonServer:
                     if pending.outcome == "TIMEOUT" else
                     "completed after its request was already answered")
             log.warning("%s %r %s (%s); result dropped: %s", req.method, req.id, late,
-                        call.cancelled, _short(message))
-
-
-def _short(message: dict[str, Any]) -> str:
-    """A late answer, for the log: what it said, in at most 300 characters."""
-    import json
-
-    text = json.dumps(message.get("result") if message.get("success") else
-                      {"error": message.get("error"), "code": message.get("code")},
-                      default=str)
-    return text if len(text) <= 300 else text[:297] + "..."
+                        call.cancelled, short(message))
 
 
 # ---------------------------------------------------------------------------------------
@@ -575,9 +575,11 @@ def _short(message: dict[str, Any]) -> str:
 
 
 def run(hub: Hub, sock_path: str | None = None, *, idle_timeout: float | None = 900.0,
-        install_signals: bool = True) -> str:
-    """Start the daemon and serve until stopped (SIGTERM/SIGINT stop it cleanly)."""
-    server = DaemonServer(hub, sock_path, idle_timeout=idle_timeout).start()
+        install_signals: bool = True, automobile: Any = None) -> str:
+    """Start the daemon and serve until stopped (SIGTERM/SIGINT stop it cleanly);
+    ``automobile``: AutoMobile's endpoint beside (``automobile.Endpoint``)."""
+    server = DaemonServer(hub, sock_path, idle_timeout=idle_timeout,
+                          automobile=automobile).start()
     if install_signals and threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda num, frame: server.stop_soon(

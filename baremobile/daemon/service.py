@@ -3,6 +3,7 @@ the CLI starts on demand is configured the same way), logging, and the serve loo
 
     python -m baremobile.daemon [--idle-timeout S] [--device SPEC]… [--no-discover]
                                 [--adb-server tcp:HOST:PORT]… [--timeout-floor TOOL=MS]…
+                                [--allow-eval] [--automobile]
 
 ``baremobile daemon start`` takes the same options.
 """
@@ -26,6 +27,7 @@ ENV_DISCOVER = "BAREMOBILE_DAEMON_DISCOVER"
 ENV_SERVERS = "BAREMOBILE_ADB_SERVERS"
 ENV_FLOORS = "BAREMOBILE_DAEMON_TIMEOUT_FLOORS"
 ENV_EVAL = "BAREMOBILE_DAEMON_ALLOW_EVAL"
+ENV_AUTOMOBILE = "BAREMOBILE_DAEMON_AUTOMOBILE"
 DEFAULT_IDLE = 900.0
 
 
@@ -54,6 +56,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-eval", action="store_true", default=None,
                    help="let the eval tool run JavaScript in the app's page (with the "
                         f"page's cookies and origin) for every client (${ENV_EVAL}=1)")
+    p.add_argument("--automobile", action="store_true", default=None,
+                   help="also listen where AutoMobile's clients connect "
+                        "($AUTOMOBILE_DAEMON_SOCKET_PATH, else "
+                        "/tmp/auto-mobile-daemon-<uid>.sock), speaking AutoMobile's tools; "
+                        f"never over a live AutoMobile daemon (${ENV_AUTOMOBILE}=1)")
 
 
 def option_args(args: argparse.Namespace) -> list[str]:
@@ -71,6 +78,8 @@ def option_args(args: argparse.Namespace) -> list[str]:
         out += ["--timeout-floor", f]
     if args.allow_eval:
         out.append("--allow-eval")
+    if getattr(args, "automobile", None):
+        out.append("--automobile")
     return out
 
 
@@ -103,6 +112,8 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
         "floors_ms": floors,
         "allow_eval": bool(args.allow_eval) or os.environ.get(ENV_EVAL, "").strip().lower()
         in ("1", "true", "yes", "on"),
+        "automobile": bool(getattr(args, "automobile", None)) or
+        os.environ.get(ENV_AUTOMOBILE, "").strip().lower() in ("1", "true", "yes", "on"),
     }
 
 
@@ -128,7 +139,13 @@ def serve(args: argparse.Namespace, *, log_to_stderr: bool = True) -> int:
               servers=config["servers"], floors_ms=config["floors_ms"],
               allow_eval=config["allow_eval"])
     try:
-        reason = run(hub, paths.socket_path(), idle_timeout=config["idle_timeout"])
+        endpoint = None
+        if config["automobile"]:
+            from baremobile.daemon.automobile import Endpoint
+
+            endpoint = Endpoint()
+        reason = run(hub, paths.socket_path(), idle_timeout=config["idle_timeout"],
+                     automobile=endpoint)
     except DaemonError as exc:
         hub.close()
         if "another daemon is running" in exc.message:

@@ -18,13 +18,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from baremobile.daemon.navigation import NavGraph
 from baremobile.errors import InvalidArgument
 from baremobile.tools.session import NotAllowed, Options, Session
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.specs import NEW_VIRTUAL
 
-__all__ = ["HubPages", "Policy", "SessionState", "device_key", "policy_of", "request",
-           "session_for_request"]
+__all__ = ["HubPages", "Policy", "SessionState", "SharedPages", "device_key", "policy_of",
+           "request", "session_for_request"]
 
 
 def device_key(spec: str) -> str:
@@ -46,6 +47,8 @@ class SessionState:
     last_used_ms: int = field(default_factory=_now_ms)
     calls: int = 0
     in_flight: int = 0
+    #: the screens its calls saw and the moves between them (``ide/getNavigationGraph``)
+    graph: NavGraph = field(default_factory=NavGraph)
 
     def touch(self, clock: Any = None) -> None:
         """Mark it used now (``clock()``: seconds since the epoch; the wall clock by
@@ -65,6 +68,10 @@ class Policy:
     observe: bool | None = None
     settle: float | None = None
     max_chars: int | None = None
+    #: a session's first call that names no device, with several free: the pool hands one
+    #: (the device given back last, else the least recently used — AutoMobile's pool)
+    #: instead of ``MULTIPLE_DEVICES_DEVICE_ID_REQUIRED``
+    choose_device: bool = False
 
 
 def policy_of(params: dict[str, Any]) -> Policy:
@@ -103,16 +110,18 @@ class HubPages:
     device for the whole daemon). A session's first call adopts the one free device it may
     use; ``virtual:new`` is a phone of its own."""
 
-    def __init__(self, hub: Any, state: SessionState) -> None:
+    def __init__(self, hub: Any, state: SessionState, *, choose: bool = False) -> None:
         self.hub = hub
         self.state = state
+        self.choose = choose  #: with several free devices, the pool picks (Policy)
         self.used: str | None = None  #: the pool key this request acted on
 
     def page(self, session: Session, spec: str | None) -> Any:
         if spec is None or device_key(spec) == "auto":
             spec = session.options.device
         if spec is None:  # a session's first call: the one free device it may use, if any
-            spec = self.hub.adopt(self.state, lambda key: _may_use(session, key))
+            spec = self.hub.adopt(self.state, lambda key: _may_use(session, key),
+                                  choose=self.choose)
         key = session.check_allowed(spec)
         if key == NEW_VIRTUAL:  # the session's own virtual phone
             key = self.hub.own_phone(self.state)
@@ -160,7 +169,7 @@ def session_for_request(hub: Any, state: SessionState, policy: Policy
     """The session ``tools.call`` runs one request against: the daemon session's defaults
     (shared by all its requests), the calling client's limits (``policy``), the hub's pages.
     Also returns the pages, which say which device the request used."""
-    pages = HubPages(hub, state)
+    pages = HubPages(hub, state, choose=policy.choose_device)
     session = Session(files_dir=policy.files_dir, allow_devices=policy.allow_devices,
                       allow_scenarios=policy.allow_scenarios,
                       allow_eval=hub.allow_eval,  # the daemon's operator decides
@@ -179,3 +188,37 @@ def request(state: SessionState, clock: Any = None) -> Iterator[None]:
         state.in_flight -= 1
         state.calls += 1
         state.touch(clock)
+
+
+class SharedPages:
+    """The hub's pages seen through a client's gate (:meth:`Hub.gate`): pages and locks
+    are the hub's; the gate's session never closes them."""
+
+    def __init__(self, hub_pages: Session) -> None:
+        self._session = hub_pages
+        self._pages = hub_pages._pages
+
+    def page(self, session: Session, spec: str | None) -> Any:
+        session.check_allowed(spec)  # the client's limits first
+        return self._pages.page(self._session, spec)  # then the hub's own
+
+    def claim(self, session: Session, spec: str) -> str:
+        return session.check_allowed(spec)
+
+    def pages(self) -> dict[str, Any]:
+        return self._pages.pages()
+
+    def acting(self, page: Any, wait: float) -> contextlib.AbstractContextManager[None]:
+        return self._pages.acting(page, wait)
+
+    def interrupt(self, thread_id: int) -> Any:
+        return self._pages.interrupt(thread_id)
+
+    def forget(self, page: Any) -> None:
+        self._pages.forget(page)
+
+    def allows_eval(self) -> bool:
+        return False
+
+    def close(self) -> None:  # the hub owns the pages
+        pass

@@ -13,7 +13,17 @@ Two smaller kinds of alias, for our own tools:
   for the parameter a row has (milliseconds become seconds);
 * an alias with the **name of one of our tools** and a foreign shape (clawperator's ``wait``
   with a ``selector`` waits for it; ours with ``seconds`` sleeps): :attr:`Alias.when` says
-  whether a call has that shape.
+  whether a call has that shape. At a door that speaks the alias's system (``vocabulary``),
+  a name both use is theirs (AutoMobile's ``rotate``).
+
+What an alias may also say: that the part of their system the call needs is **absent** here
+(:attr:`Alias.absent`: AutoMobile's on-device service, iOS — the call answers their own
+words, ``UNSUPPORTED``, and nothing runs); **alternatives** (:attr:`Alias.args` returning a
+list: the first whose element is on screen runs — AutoMobile's ``text`` is a text or a
+content description); their **output schema** (:attr:`Alias.output`); their **floor**
+(:attr:`Alias.floor`: the least time a request for it needs, seconds, or a function reading
+it from their environment variable); and a **result read from the page**
+(:attr:`Alias.page`: their result built from the page's last snapshot — no device I/O).
 
 The aliases themselves live beside the rows, one module per system
 (:mod:`baremobile.tools.table.clawperator`, …); :func:`resolve` is the one lookup.
@@ -25,9 +35,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from baremobile.errors import InvalidArgument
+from baremobile.errors import InvalidArgument, Unsupported
 
-__all__ = ["Alias", "PARAMETERS", "Resolved", "listed", "resolve", "with_parameter_aliases"]
+__all__ = ["Alias", "PARAMETERS", "Resolved", "alias_for", "listed", "resolve",
+           "with_parameter_aliases"]
 
 Args = dict[str, Any]
 
@@ -38,32 +49,74 @@ class Alias:
 
     name: str  #: their tool name
     system: str  #: whose: ``automobile``, ``clawperator``, ``arc``
-    tool: str | Callable[[Args], str]  #: our row's name, or a chooser by their arguments
-    #: their arguments → ours (None: as they are); raises InvalidArgument for a bad shape
-    args: Callable[[Args], Args] | None = None
+    #: our row's name, or a chooser by their arguments (None: only with ``absent``)
+    tool: str | Callable[[Args], str] | None
+    #: their arguments → ours (None: as they are); raises InvalidArgument for a bad shape.
+    #: A list is alternatives: each is tried in turn while its element is not on screen
+    #: (``REF_NOT_FOUND``, nothing sent), the first found runs
+    args: Callable[[Args], Args | list[Args]] | None = None
     #: our result (and their arguments) → theirs, at a door that speaks their vocabulary
-    #: (or, with ``adds``, at every door: the result keeps ours and gains their keys)
-    result: Callable[[dict[str, Any], Args], dict[str, Any]] | None = None
+    #: (or, with ``adds``, at every door: the result keeps ours and gains their keys); with
+    #: ``page``, also given the call's page (None when it used none)
+    result: Callable[..., dict[str, Any]] | None = None
     #: for a name we use too: whether a call has their shape (else it is our tool's call)
     when: Callable[[Args], bool] | None = None
     description: str = ""  #: what their clients are shown (where their names are listed)
     schema: Mapping[str, Any] = field(default_factory=dict)  #: their input schema, shown
-    floor: float | None = None  #: their per-tool floor (seconds), where larger than ours
+    #: their per-tool floor where larger than ours: seconds, or a function of nothing
+    #: giving them (read when a call asks: an environment variable may raise it)
+    floor: float | Callable[[], float] | None = None
     #: the arguments their tools all take that say nothing to ours (e.g. AutoMobile's
     #: ``platform``, ``sessionUuid``): dropped before ours are validated
     ignored: tuple[str, ...] = ()
     adds: bool = False
+    #: their words for a call that needs a part of their system absent here (their
+    #: on-device service, iOS): it answers ``UNSUPPORTED`` with them, and nothing runs
+    absent: str = ""
+    #: their output schema: a door speaking their vocabulary lists it and hands the result
+    #: as structured content too (MCP's ``outputSchema`` / ``structuredContent``)
+    output: Mapping[str, Any] | None = None
+    #: ``result`` reads the call's page too (its last snapshot: no device I/O)
+    page: bool = False
+    #: one of our failures (``{ok: false, error, …}``, what a batch did beside) → their
+    #: answer, at their door: a system that answers some failures as results (AutoMobile's
+    #: ``executePlan``: ``{success: false, failedStep}``); None keeps the failure as ours
+    failure: Callable[[dict[str, Any], Args], dict[str, Any] | None] | None = None
 
-    def answer(self, result: dict[str, Any], args: Args, vocabulary: str | None
-               ) -> dict[str, Any]:
+    def __post_init__(self) -> None:
+        if (self.tool is None) != bool(self.absent):
+            raise TypeError(f"alias {self.name}: a tool, or the words saying it is absent")
+
+    def answer(self, result: dict[str, Any], args: Args, vocabulary: str | None,
+               page: Any = None) -> dict[str, Any]:
         """``result`` (ours) as the caller reads it: theirs at their door, ours elsewhere
         (with their keys beside, for an alias that ``adds``)."""
         if self.result is None or not (self.adds or vocabulary == self.system):
             return result
+        if self.page:
+            return self.result(result, args, page)
         return self.result(result, args)
 
+    def answer_failure(self, failure: dict[str, Any], args: Args, vocabulary: str | None
+                       ) -> dict[str, Any]:
+        """``failure`` (ours) as the caller reads it: theirs where their door answers it as
+        a result, else as it is."""
+        if self.failure is None or vocabulary != self.system:
+            return failure
+        theirs = self.failure(failure, args)
+        return failure if theirs is None else theirs
+
     def row_name(self, args: Args) -> str:
+        if self.tool is None:
+            raise Unsupported(self.absent, hint=f"this needs a part of {self.system} that "
+                              "baremobile does not have: it drives the device over ADB "
+                              "alone (no on-device service, no app SDK, no emulator images)")
         return self.tool(args) if callable(self.tool) else self.tool
+
+    def floor_s(self) -> float:
+        """Their floor now (seconds; 0 when they have none)."""
+        floor = self.floor() if callable(self.floor) else self.floor
+        return float(floor or 0.0)
 
 
 @dataclass(frozen=True)
@@ -74,6 +127,9 @@ class Resolved:
     name: str
     args: Args
     alias: Alias | None = None
+    #: more arguments to try, in turn, while the element is not on screen (an alias's
+    #: alternatives after the first)
+    alternatives: tuple[Args, ...] = ()
 
 
 def _ms(value: Any) -> Any:
@@ -113,34 +169,65 @@ def with_parameter_aliases(args: Mapping[str, Any], accepted: Iterable[str]) -> 
     return out
 
 
-def resolve(name: str, args: Args, rows: Mapping[str, Any],
-            aliases: Iterable[Alias]) -> Resolved | None:
-    """The call ``name(args)`` in our table's terms: our row (its arguments' camelCase
-    spellings taken), or an alias's row and arguments; None when nothing knows the name."""
+def alias_for(name: str, args: Mapping[str, Any], rows: Mapping[str, Any],
+              aliases: Iterable[Alias], prefer: str | None = None) -> Alias | None:
+    """The alias a call ``name(args)`` goes through, or None (our own row's call, or a name
+    nothing knows). A name we use too is ours unless the call has the alias's shape
+    (:attr:`Alias.when`), or the door speaks the alias's system (``prefer``): there the name
+    is theirs."""
     row = rows.get(name)
     for alias in aliases:
         if alias.name != name:
             continue
-        if row is not None and (alias.when is None or not alias.when(args)):
+        if row is not None and alias.system != prefer and \
+                (alias.when is None or not alias.when(dict(args))):
             continue  # our own tool's call
+        return alias
+    return None
+
+
+def resolve(name: str, args: Args, rows: Mapping[str, Any],
+            aliases: Iterable[Alias], prefer: str | None = None) -> Resolved | None:
+    """The call ``name(args)`` in our table's terms: our row (its arguments' camelCase
+    spellings taken), or an alias's row and arguments; None when nothing knows the name.
+    An alias whose part is absent here raises its words (``UNSUPPORTED``); ``prefer`` is the
+    system the door speaks (:func:`alias_for`)."""
+    alias = alias_for(name, args, rows, aliases, prefer)
+    if alias is not None:
         theirs = {k: v for k, v in args.items() if k not in alias.ignored}
-        ours = alias.args(theirs) if alias.args is not None else theirs
         target = alias.row_name(theirs)
+        ours = alias.args(theirs) if alias.args is not None else theirs
         if target not in rows:
             raise InvalidArgument(f"{name} maps to {target!r}, which is not a tool")
-        return Resolved(target, with_parameter_aliases(ours, rows[target].properties), alias)
-    if row is None:
+        accepted = _accepted(rows[target])
+        tries = [with_parameter_aliases(a, accepted)
+                 for a in (ours if isinstance(ours, list) else [ours])]
+        if not tries:
+            raise InvalidArgument(f"{name}: nothing to try")
+        return Resolved(target, tries[0], alias, tuple(tries[1:]))
+    if name not in rows:
         return None
-    return Resolved(name, with_parameter_aliases(args, row.properties))
+    return Resolved(name, with_parameter_aliases(args, _accepted(rows[name])))
 
 
-def listed(aliases: Iterable[Alias], system: str) -> list[dict[str, Any]]:
-    """A system's names as its clients' ``tools/list`` shows them."""
+def _accepted(row: Any) -> Iterable[str]:
+    """The parameters a row accepts, ``device`` included where it has one."""
+    parameters = getattr(row, "parameters", None)
+    return parameters()["properties"] if callable(parameters) else row.properties
+
+
+def listed(aliases: Iterable[Alias], system: str, *,
+           hidden: Callable[[Alias], bool] | None = None) -> list[dict[str, Any]]:
+    """A system's names as its clients' ``tools/list`` shows them (``hidden``: aliases a
+    door leaves out, e.g. debug-only tools)."""
     out = []
     for alias in aliases:
-        if alias.system != system:
+        if alias.system != system or (hidden is not None and hidden(alias)):
             continue
         schema = dict(alias.schema) or {"type": "object"}
-        out.append({"name": alias.name, "description": alias.description,
-                    "inputSchema": schema})
+        tool: dict[str, Any] = {"name": alias.name, "description": alias.description,
+                                "inputSchema": schema}
+        if alias.output is not None:
+            tool["outputSchema"] = dict(alias.output)
+        out.append(tool)
     return out

@@ -279,23 +279,26 @@ class _Ctx:
         """One step of a batch (``execute``), on this call's device, under the lock this
         call already holds: ``(tool name, result)``; raises the step's error. A step that
         waits gets at most ``time_left`` seconds."""
-        tool, arguments, alias = _lookup(name, self.groups, self.prefix, arguments)
+        theirs = arguments
+        found = _lookup(name, self.groups, self.prefix, arguments, self.vocabulary)
+        tool, alias = found.tool, found.alias
         if tool.calls_in is not None or not tool.needs_device:
             raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
                                   hint="steps are tools acting on the batch's device")
-        args = validate(arguments if arguments is not None else {}, tool.parameters())
-        asked = args.pop("device", None)
-        if asked and asked not in (self.device, self.page.serial):
-            raise InvalidArgument(f"a batch acts on one device; this step names {asked!r}",
-                                  hint="run a batch per device")
-        for key in tool.host_paths:
-            hostfiles.resolve(self.files_dir, args[key])
-        time = time_of(tool, args, self.options)
+        tries = [validate(a if a is not None else {}, tool.parameters()) for a in found.tries]
+        for args in tries:
+            asked = args.pop("device", None)
+            if asked and asked not in (self.device, self.page.serial):
+                raise InvalidArgument(f"a batch acts on one device; this step names "
+                                      f"{asked!r}", hint="run a batch per device")
+            for key in tool.host_paths:
+                hostfiles.resolve(self.files_dir, args[key])
+        time = time_of(tool, tries[0], self.options)
         if time_left is not None and time.wait is not None:
             time = CallTime(max(0.0, min(time.wait, time_left)), time.floor)
-        result = tool.run(dataclasses.replace(self, time=time), args)
+        result = _run_first(tool, dataclasses.replace(self, time=time), tries)
         if alias is not None:
-            result = alias.answer(result, arguments, self.vocabulary)
+            result = alias.answer(result, dict(theirs or {}), self.vocabulary, self._page)
         return tool.name, result
 
 
@@ -307,19 +310,49 @@ def time_of(tool: _spec.ToolSpec, arguments: Mapping[str, Any] | None,
                      observe=options.observe, settle=options.settle)
 
 
-def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None
-            ) -> tuple[_spec.ToolSpec, Any, Alias | None]:
+@dataclasses.dataclass(frozen=True)
+class _Found:
+    """What :func:`_lookup` found: the row, the arguments to try in turn (an alias's
+    alternatives; one for every other call) and the alias it came through."""
+
+    tool: _spec.ToolSpec
+    tries: tuple[Any, ...]
+    alias: Alias | None = None
+
+
+def _run_first(tool: _spec.ToolSpec, ctx: Any, tries: list[dict[str, Any]]
+               ) -> dict[str, Any]:
+    """Run ``tool`` with the first of ``tries`` whose element is on screen: a try that
+    finds nothing (``REF_NOT_FOUND``, nothing sent) gives way to the next; the first try's
+    error is the one answered when none is found."""
+    first: BaremobileError | None = None
+    for args in tries:
+        try:
+            return tool.run(ctx, args)
+        except BaremobileError as exc:
+            if exc.code != "REF_NOT_FOUND":
+                raise
+            first = first or exc
+    assert first is not None, "no arguments to try"  # _lookup gives at least one
+    raise first
+
+
+def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None,
+            vocabulary: str | None = None) -> _Found:
     """The row a call of ``name`` runs, its arguments in our terms (another system's words
-    taken: :mod:`baremobile.tools.aliases`), and the alias it came through."""
+    taken: :mod:`baremobile.tools.aliases`; at a door speaking ``vocabulary``, its meaning of
+    a shared name), and the alias it came through."""
     if not isinstance(name, str):
         raise InvalidArgument(f"a tool name is a string, not {name!r}")
     # with a prefix, only prefixed names exist
     bare = "" if prefix and not name.startswith(prefix) else name[len(prefix):]
     alias = None
+    tries: tuple[Any, ...] = (arguments,)
     if isinstance(arguments, Mapping):
-        found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES)
+        found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES, prefer=vocabulary)
         if found is not None:
-            bare, arguments, alias = found.name, found.args, found.alias
+            bare, alias = found.name, found.alias
+            tries = (found.args, *found.alternatives)
     tool = _spec.get(bare)
     enabled = _spec.select(groups)
     if tool is None or tool not in enabled:
@@ -336,7 +369,7 @@ def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None
         )
         err.code = "UNKNOWN_TOOL"
         raise err
-    return tool, arguments, alias
+    return _Found(tool, tries, alias)
 
 
 _BY_NAME = {t.name: t for t in _spec.TOOLS}
@@ -378,20 +411,26 @@ def call(
     shown = shown_name(name)
     session: Session | None = None
     ctx: _Ctx | None = None
+    alias: Alias | None = None
     secrets = list(secrets_of(name, arguments, prefix))
     try:
         session = session_for(target)
-        tool, theirs, alias = _lookup(name, groups, prefix,
-                                      arguments if arguments is not None else {})
-        args = validate(theirs, tool.parameters())
+        found = _lookup(name, groups, prefix, arguments if arguments is not None else {},
+                        vocabulary)
+        tool, alias = found.tool, found.alias
+        tries = [validate(theirs, tool.parameters()) for theirs in found.tries]
+        args = tries[0]
         options = session.options
         if observe is not None and not (isinstance(observe, bool) or observe == "diff"):
             raise InvalidArgument(f"observe must be True, False or 'diff', not {observe!r}")
         options = options.overridden(observe=observe, settle=settle, max_chars=max_chars)
         root = files_root(files_dir) if files_dir is not None else session.files_dir
         for key in tool.host_paths:  # refused before any device is reached
-            hostfiles.resolve(root, args[key])
+            for each in tries:
+                hostfiles.resolve(root, each[key])
         device = args.pop("device", None) if tool.needs_device else None
+        for each in tries[1:]:
+            each.pop("device", None)  # an alternative acts where the first would
         ctx = _Ctx(session, options, device, time_of(tool, args, options), root,
                    groups=groups, prefix=prefix, door=door, vocabulary=vocabulary)
         if not tool.needs_device:
@@ -401,7 +440,7 @@ def call(
             # traces name the tool, its arguments as a log shows them (the verb's own record
             # keeps what the tracing keeps: typed text with typed_text=True)
             with session.acting(page), tool_call(tool.name, redacted(tool.name, args)):
-                result = tool.run(ctx, args)
+                result = _run_first(tool, ctx, tries)
                 if tool.acts and options.observe:
                     if options.settle > 0:
                         time.sleep(options.settle)
@@ -418,14 +457,17 @@ def call(
             result = {"device": page.serial, **result}
         answer = {"ok": True, "tool": tool.name, **result}
         if alias is not None:
-            answer = alias.answer(answer, dict(arguments or {}), vocabulary)
+            answer = alias.answer(answer, dict(arguments or {}), vocabulary, ctx._page)
         return answerable(answer, shown)
     except BaremobileError as exc:
         log.info("%s failed: %s %s", shown, exc.code, scrub(exc.message, secrets))
         if isinstance(exc, PageClosed) and session is not None and ctx is not None \
                 and ctx._page is not None:
             session.forget(ctx._page)  # the next call connects afresh
-        return answerable(failure(shown, exc, prefix, door=door, secrets=secrets), shown)
+        out = failure(shown, exc, prefix, door=door, secrets=secrets)
+        if alias is not None:
+            out = alias.answer_failure(out, dict(arguments or {}), vocabulary)
+        return answerable(out, shown)
     except Exception as exc:  # a bug or an unexpected answer: data, and the log has the rest
         log.error("%s raised an unexpected error: %s", shown,
                   scrub(f"{type(exc).__name__}: {exc}", secrets),
