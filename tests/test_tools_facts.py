@@ -36,6 +36,10 @@ _NOT_FACTS = {
     ("baremobile/trace/timeline.py", "TOUCHING"): "recorded calls replayed touch by touch",
     ("baremobile/trace/fields.py", "MOVES"): "the kinds of touch a recording holds",
     ("baremobile/tools/spec.py", "GROUPS"): "tool groups (the apps group, the eval group)",
+    # another system's words: clawperator's other names for its action types (``tap`` is
+    # its ``click`` action), not facts of our calls
+    ("baremobile/tools/table/clawperator.py", "_ACTION_ALIASES"):
+        "clawperator's action-type aliases",
 }
 
 

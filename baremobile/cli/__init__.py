@@ -279,6 +279,14 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
     s.add_argument("--json-response", action="store_true",
                    help="with --http: answer every request with one JSON body, never an SSE "
                         "stream (for clients that do not read SSE)")
+    s.add_argument("--stateless", action="store_true",
+                   help="with --http: no sessions; every POST stands alone (no initialize "
+                        "first) and is answered with one JSON body — for clients that send "
+                        "single requests, e.g. Android Remote Control's")
+    s.add_argument("--allow-host", metavar="NAME", action="append", default=None,
+                   help="with --http: another name clients reach the server by (a tunnel, a "
+                        "reverse proxy); requests naming any other Host are refused (repeat "
+                        "it)")
     s.add_argument("--token-env", default="BAREMOBILE_MCP_TOKEN",
                    help="env var holding the HTTP bearer token (generated when unset)")
     s.add_argument("--prefix", default="", help="tool-name prefix, e.g. android_pixel_")

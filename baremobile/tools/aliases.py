@@ -21,13 +21,15 @@ The aliases themselves live beside the rows, one module per system
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.errors import InvalidArgument
 
-__all__ = ["Alias", "PARAMETERS", "Resolved", "listed", "resolve", "with_parameter_aliases"]
+__all__ = ["Alias", "PARAMETERS", "Resolved", "listed", "named", "resolve",
+           "with_parameter_aliases"]
 
 Args = dict[str, Any]
 
@@ -43,7 +45,7 @@ class Alias:
     args: Callable[[Args], Args] | None = None
     #: our result (and their arguments) → theirs, at a door that speaks their vocabulary
     #: (or, with ``adds``, at every door: the result keeps ours and gains their keys)
-    result: Callable[[dict[str, Any], Args], dict[str, Any]] | None = None
+    result: Callable[..., dict[str, Any]] | None = None
     #: for a name we use too: whether a call has their shape (else it is our tool's call)
     when: Callable[[Args], bool] | None = None
     description: str = ""  #: what their clients are shown (where their names are listed)
@@ -53,13 +55,27 @@ class Alias:
     #: ``platform``, ``sessionUuid``): dropped before ours are validated
     ignored: tuple[str, ...] = ()
     adds: bool = False
+    #: their names may carry a device slug after this beginning: ARC's ``android_tap`` is
+    #: also ``android_<slug>_tap`` (a slug of letters, digits and ``_``, at most 20)
+    slugged: str = ""
+    #: their result at every door: a name only their clients use (ARC's ``android_…``)
+    #: says whose words the caller reads
+    everywhere: bool = False
+    #: ``result`` also takes the screen the row read (the page's latest snapshot, or None):
+    #: ``result(ours, their_args, snapshot)`` — their answer drawn from what we saw
+    reads_screen: bool = False
 
-    def answer(self, result: dict[str, Any], args: Args, vocabulary: str | None
-               ) -> dict[str, Any]:
-        """``result`` (ours) as the caller reads it: theirs at their door, ours elsewhere
-        (with their keys beside, for an alias that ``adds``)."""
-        if self.result is None or not (self.adds or vocabulary == self.system):
+    def answer(self, result: dict[str, Any], args: Args, vocabulary: str | None,
+               screen: Any = None) -> dict[str, Any]:
+        """``result`` (ours) as the caller reads it: theirs at their door (or everywhere,
+        for a name only they use), ours elsewhere (with their keys beside, for an alias
+        that ``adds``); ``screen`` is the snapshot the row read, for an alias that
+        ``reads_screen``."""
+        if self.result is None or not (self.adds or self.everywhere
+                                       or vocabulary == self.system):
             return result
+        if self.reads_screen:
+            return self.result(result, args, screen)
         return self.result(result, args)
 
     def row_name(self, args: Args) -> str:
@@ -113,15 +129,41 @@ def with_parameter_aliases(args: Mapping[str, Any], accepted: Iterable[str]) -> 
     return out
 
 
-def resolve(name: str, args: Args, rows: Mapping[str, Any],
-            aliases: Iterable[Alias]) -> Resolved | None:
-    """The call ``name(args)`` in our table's terms: our row (its arguments' camelCase
-    spellings taken), or an alias's row and arguments; None when nothing knows the name."""
-    row = rows.get(name)
+_SLUG = re.compile(r"[A-Za-z0-9_]{1,20}")
+
+
+def named(name: str, aliases: Iterable[Alias]) -> list[Alias]:
+    """The aliases called ``name``: by their own name, else with a device slug taken out of
+    it (:attr:`Alias.slugged`; the longest of their names that fits: ``android_double_tap``
+    is not ``tap`` with the slug ``double``)."""
+    aliases = list(aliases)
+    exact = [a for a in aliases if a.name == name]
+    if exact:
+        return exact
+    best: Alias | None = None
     for alias in aliases:
-        if alias.name != name:
+        start = alias.slugged
+        if not start or not name.startswith(start) or not alias.name.startswith(start):
             continue
-        if row is not None and (alias.when is None or not alias.when(args)):
+        base = alias.name[len(start):]
+        if not name.endswith("_" + base):
+            continue
+        slug = name[len(start):len(name) - len(base) - 1]
+        if _SLUG.fullmatch(slug) and (best is None or len(alias.name) > len(best.name)):
+            best = alias
+    return [best] if best is not None else []
+
+
+def resolve(name: str, args: Args, rows: Mapping[str, Any],
+            aliases: Iterable[Alias], vocabulary: str | None = None) -> Resolved | None:
+    """The call ``name(args)`` in our table's terms: our row (its arguments' camelCase
+    spellings taken), or an alias's row and arguments; None when nothing knows the name.
+    At a door speaking ``vocabulary``, that system's names are its own even where we use
+    the name too (clawperator's ``snapshot`` there answers its XML)."""
+    row = rows.get(name)
+    for alias in named(name, aliases):
+        if row is not None and alias.system != vocabulary and (
+                alias.when is None or not alias.when(args)):
             continue  # our own tool's call
         theirs = {k: v for k, v in args.items() if k not in alias.ignored}
         ours = alias.args(theirs) if alias.args is not None else theirs

@@ -279,7 +279,8 @@ class _Ctx:
         """One step of a batch (``execute``), on this call's device, under the lock this
         call already holds: ``(tool name, result)``; raises the step's error. A step that
         waits gets at most ``time_left`` seconds."""
-        tool, arguments, alias = _lookup(name, self.groups, self.prefix, arguments)
+        tool, arguments, alias = _lookup(name, self.groups, self.prefix, arguments,
+                                         self.vocabulary)
         if tool.calls_in is not None or not tool.needs_device:
             raise InvalidArgument(f"{tool.name!r} cannot be a step of a batch",
                                   hint="steps are tools acting on the batch's device")
@@ -295,7 +296,8 @@ class _Ctx:
             time = CallTime(max(0.0, min(time.wait, time_left)), time.floor)
         result = tool.run(dataclasses.replace(self, time=time), args)
         if alias is not None:
-            result = alias.answer(result, arguments, self.vocabulary)
+            result = alias.answer(result, arguments, self.vocabulary,
+                                  self.page.last_snapshot if alias.reads_screen else None)
         return tool.name, result
 
 
@@ -307,22 +309,29 @@ def time_of(tool: _spec.ToolSpec, arguments: Mapping[str, Any] | None,
                      observe=options.observe, settle=options.settle)
 
 
-def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None
-            ) -> tuple[_spec.ToolSpec, Any, Alias | None]:
+def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None,
+            vocabulary: str | None = None) -> tuple[_spec.ToolSpec, Any, Alias | None]:
     """The row a call of ``name`` runs, its arguments in our terms (another system's words
-    taken: :mod:`baremobile.tools.aliases`), and the alias it came through."""
+    taken: :mod:`baremobile.tools.aliases`), and the alias it came through. At a door
+    speaking ``vocabulary``, that system's tools are served whichever groups are enabled
+    (never a gated one)."""
     if not isinstance(name, str):
         raise InvalidArgument(f"a tool name is a string, not {name!r}")
-    # with a prefix, only prefixed names exist
+    # with a prefix, only prefixed names exist (ours; another system's names carry their
+    # own, e.g. ARC's android_<slug>_…)
     bare = "" if prefix and not name.startswith(prefix) else name[len(prefix):]
     alias = None
     if isinstance(arguments, Mapping):
-        found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES)
+        found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES, vocabulary)
+        if found is None and bare != name:
+            found = resolve(name, dict(arguments), _BY_NAME, _ALIASES, vocabulary)
         if found is not None:
             bare, arguments, alias = found.name, found.args, found.alias
     tool = _spec.get(bare)
     enabled = _spec.select(groups)
-    if tool is None or tool not in enabled:
+    theirs = alias is not None and alias.system == vocabulary and tool is not None \
+        and tool.group not in _spec.GATED_GROUPS
+    if tool is None or (tool not in enabled and not theirs):
         names = ", ".join(prefix + t.name for t in enabled)
         err = InvalidArgument(
             f"there is no tool {name!r}" if tool is None else
@@ -382,7 +391,7 @@ def call(
     try:
         session = session_for(target)
         tool, theirs, alias = _lookup(name, groups, prefix,
-                                      arguments if arguments is not None else {})
+                                      arguments if arguments is not None else {}, vocabulary)
         args = validate(theirs, tool.parameters())
         options = session.options
         if observe is not None and not (isinstance(observe, bool) or observe == "diff"):
@@ -395,6 +404,7 @@ def call(
         for key in tool.host_paths:  # refused before any device is reached
             hostfiles.resolve(root, args[key])
         device = args.pop("device", None) if tool.needs_device else None
+        screen = None  # what the row saw, for an alias answering from it
         ctx = _Ctx(session, options, device, time_of(tool, args, options), root,
                    groups=groups, prefix=prefix, door=door, vocabulary=vocabulary)
         if not tool.needs_device:
@@ -405,6 +415,8 @@ def call(
             # keeps what the tracing keeps: typed text with typed_text=True)
             with session.acting(page), tool_call(tool.name, redacted(tool.name, args)):
                 result = tool.run(ctx, args)
+                if alias is not None and alias.reads_screen:
+                    screen = page.last_snapshot
                 if tool.acts and options.observe:
                     if options.settle > 0:
                         time.sleep(options.settle)
@@ -422,7 +434,7 @@ def call(
             result = {"device": page.serial, **result}
         answer = {"ok": True, "tool": tool.name, **result}
         if alias is not None:
-            answer = alias.answer(answer, dict(arguments or {}), vocabulary)
+            answer = alias.answer(answer, dict(arguments or {}), vocabulary, screen)
         return answerable(answer, shown)
     except BaremobileError as exc:
         log.info("%s failed: %s %s", shown, exc.code, scrub(exc.message, secrets))

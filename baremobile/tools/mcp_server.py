@@ -27,7 +27,9 @@ JSON schemas, so tools/list serves them as they are and tools/call goes to
 from __future__ import annotations
 
 import argparse
+import functools
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -238,7 +240,11 @@ def _short(value: Any) -> str:
 
 
 class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (401 else)."""
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (401 else).
+
+    A request with no ``Accept`` header is passed on as accepting anything (``*/*``), as HTTP
+    says it does (RFC 9110 §12.5.1): the SDK's transport would answer it 406, and clients
+    that send single JSON requests (``curl``, Android Remote Control's) need not say."""
 
     def __init__(self, app: Any, token: str) -> None:
         if not token:
@@ -249,10 +255,13 @@ class BearerAuth:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = b""
+            accept = False
             for key, value in scope.get("headers", ()):
-                if key.lower() == b"authorization":
+                name = key.lower()
+                if name == b"authorization" and not given:
                     given = value
-                    break
+                elif name == b"accept":
+                    accept = True
             scheme, _, credential = given.partition(b" ")
             if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.strip(),
                                                                       self._token):
@@ -269,7 +278,76 @@ class BearerAuth:
                 ]})
                 await send({"type": "http.response.body", "body": body})
                 return
+            if not accept:
+                scope = {**scope, "headers": [*scope.get("headers", ()), (b"accept", b"*/*")]}
         await self.app(scope, receive, send)
+
+
+#: the names a loopback server is reached by
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _machine_names() -> list[str]:
+    """The names and addresses this computer is reached by (best effort): its host name,
+    fully qualified name and the addresses they resolve to."""
+    names: list[str] = []
+    for name in (socket.gethostname(), socket.getfqdn()):
+        if name and name not in names:
+            names.append(name)
+        try:
+            found = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+        except OSError:
+            continue
+        for *_, addr in found:
+            if addr[0] not in names:
+                names.append(str(addr[0]))
+    return names
+
+
+def _host_form(host: str) -> str:
+    """``host`` as a ``Host`` header spells it (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def transport_security(host: str, allow_hosts: Any = ()) -> Any:
+    """The ``Host`` / ``Origin`` checks (DNS-rebinding protection) for a server bound to
+    ``host`` — on every bind, not only loopback ones (where the SDK adds its own): requests
+    must name this server as ``Host`` (421 else), and a browser's ``Origin`` must be one of
+    those names (403 else). The names: loopback ones; the bound address; for a wildcard bind
+    (``0.0.0.0``, ``::``) this computer's names and addresses; and each of ``allow_hosts``
+    (``--allow-host``: a tunnel's or a reverse proxy's name), each with any port."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = list(_LOOPBACK)
+    if not _is_loopback(host):
+        if host in ("0.0.0.0", "::", ""):
+            names.extend(_machine_names())
+        else:
+            names.append(host)
+    for extra in allow_hosts or ():
+        extra = extra.strip()
+        if not extra or any(c in extra for c in "/ \t*"):
+            raise InvalidArgument(f"--allow-host {extra!r} is not a host name",
+                                  hint="give the name clients use in their URL, e.g. "
+                                       "--allow-host phone-bridge.example.org")
+        names.append(extra)
+    hosts: list[str] = []
+    origins: list[str] = []
+    for name in dict.fromkeys(_host_form(n) for n in names):
+        hosts += [name, f"{name}:*"]
+        origins += [f"{scheme}://{name}{port}" for scheme in ("http", "https")
+                    for port in ("", ":*")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=hosts, allowed_origins=origins)
 
 
 _HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*))"
@@ -295,13 +373,20 @@ def _say(message: str) -> None:
 
 
 async def serve_http(server: Server[Any], host: str, port: int, token: str,
-                     json_response: bool = False) -> None:
-    """Streamable HTTP on ``host:port`` behind the bearer ``token``; ``json_response``:
-    every reply is one JSON body (``application/json``), never an SSE stream — for clients
-    that do not read SSE (``--json-response``)."""
+                     json_response: bool = False, *, stateless: bool = False,
+                     allow_hosts: Any = ()) -> None:
+    """Streamable HTTP on ``host:port`` behind the bearer ``token`` and the Host/Origin
+    checks (:func:`transport_security`); ``json_response``: every reply is one JSON body
+    (``application/json``), never an SSE stream — for clients that do not read SSE
+    (``--json-response``). ``stateless`` (``--stateless``, JSON replies): no session — every
+    POST stands alone and needs no ``initialize`` first (clients that send single
+    requests, as Android Remote Control's do); the SDK's clients work as well."""
     import uvicorn
 
-    app = BearerAuth(server.streamable_http_app(host=host, json_response=json_response), token)
+    security = transport_security(host, allow_hosts)
+    app = BearerAuth(server.streamable_http_app(
+        host=host, json_response=json_response or stateless, stateless_http=stateless,
+        transport_security=security), token)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -309,7 +394,12 @@ async def serve_http(server: Server[Any], host: str, port: int, token: str,
     sock.listen(128)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    _say(f"baremobile MCP server: http://{shown}:{bound}/mcp")
+    _say(f"baremobile MCP server: http://{shown}:{bound}/mcp"
+         + (" (stateless: no session, no initialize needed)" if stateless else ""))
+    if not _is_loopback(host):
+        names = sorted({h for h in security.allowed_hosts if not h.endswith(":*")})
+        _say(f"accepting requests whose Host is one of: {', '.join(names)} "
+             "(add others with --allow-host NAME)")
     config = uvicorn.Config(app, log_config=None, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=2)
     try:
@@ -430,9 +520,17 @@ def serve(server: Server[Any], args: argparse.Namespace) -> None:
             if host not in ("127.0.0.1", "localhost", "::1"):
                 _say(f"warning: serving on {host}: anyone who can reach it and has the token "
                      "controls the device")
-            anyio.run(serve_http, server, host, port, token,
-                      bool(getattr(args, "json_response", False)))
+            anyio.run(functools.partial(
+                serve_http, server, host, port, token,
+                bool(getattr(args, "json_response", False)),
+                stateless=bool(getattr(args, "stateless", False)),
+                allow_hosts=getattr(args, "allow_host", None) or ()))
         else:
+            for flag in ("stateless", "allow_host"):
+                if getattr(args, flag, None):
+                    raise InvalidArgument(
+                        f"--{flag.replace('_', '-')} is for the HTTP server",
+                        hint="add --http HOST:PORT (stdio has no sessions and no Host)")
             if _stdin_is_terminal():
                 _stop_within(CTRL_C_GRACE)
             anyio.run(serve_stdio, server)

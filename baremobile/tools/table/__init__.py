@@ -9,6 +9,7 @@ from baremobile.tools.row import ToolSpec
 from baremobile.tools.table import (
     actions,
     apps,
+    arc,
     batch,
     clawperator,
     editing,
@@ -52,5 +53,5 @@ TOOLS: tuple[ToolSpec, ...] = tuple(_ROWS[name] for name in _ORDER)
 
 #: other systems' words for our tools (:mod:`baremobile.tools.aliases`), each pointing at a
 #: row; accepted at every door, never shown in our menu
-ALIASES: tuple[Alias, ...] = (*clawperator.ALIASES,)
+ALIASES: tuple[Alias, ...] = (*clawperator.ALIASES, *arc.ALIASES)
 assert all(callable(a.tool) or a.tool in _ROWS for a in ALIASES), "aliases name rows"
