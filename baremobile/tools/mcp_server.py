@@ -328,11 +328,10 @@ def transport_security(host: str, allow_hosts: Any = ()) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings
 
     names = list(_LOOPBACK)
-    if not _is_loopback(host):
-        if host in ("0.0.0.0", "::", ""):
-            names.extend(_machine_names())
-        else:
-            names.append(host)
+    if host in ("0.0.0.0", "::", ""):
+        names.extend(_machine_names())
+    else:
+        names.append(host)
     for extra in allow_hosts or ():
         extra = extra.strip()
         if not extra or any(c in extra for c in "/ \t*"):
@@ -394,8 +393,9 @@ async def serve_http(server: Server[Any], host: str, port: int, token: str,
     sock.listen(128)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    _say(f"baremobile MCP server: http://{shown}:{bound}/mcp"
-         + (" (stateless: no session, no initialize needed)" if stateless else ""))
+    _say(f"baremobile MCP server: http://{shown}:{bound}/mcp")
+    if stateless:
+        _say("stateless: every POST stands alone (no session, no initialize needed)")
     if not _is_loopback(host):
         names = sorted({h for h in security.allowed_hosts if not h.endswith(":*")})
         _say(f"accepting requests whose Host is one of: {', '.join(names)} "
