@@ -370,4 +370,5 @@ def test_stateless_and_allow_host_need_http(phone, tmp_path):
                               env=server_env(), stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=60)
         assert done.returncode != 0 and done.stdout == b""
-        assert b"--http" in done.stderr, done.stderr
+        assert b"is for the HTTP server" in done.stderr and b"--http" in done.stderr, \
+            done.stderr

@@ -158,22 +158,28 @@ def resolve(name: str, args: Args, rows: Mapping[str, Any],
             aliases: Iterable[Alias], vocabulary: str | None = None) -> Resolved | None:
     """The call ``name(args)`` in our table's terms: our row (its arguments' camelCase
     spellings taken), or an alias's row and arguments; None when nothing knows the name.
-    At a door speaking ``vocabulary``, that system's names are its own even where we use
-    the name too (clawperator's ``snapshot`` there answers its XML)."""
+    A name we use too is theirs when :attr:`Alias.when` says the call has their shape, or —
+    for an alias without that test — at a door speaking ``vocabulary`` (clawperator's
+    ``snapshot`` there answers its XML)."""
     row = rows.get(name)
     for alias in named(name, aliases):
-        if row is not None and alias.system != vocabulary and (
-                alias.when is None or not alias.when(args)):
+        if row is not None and not (alias.when(args) if alias.when is not None
+                                    else alias.system == vocabulary):
             continue  # our own tool's call
         theirs = {k: v for k, v in args.items() if k not in alias.ignored}
         ours = alias.args(theirs) if alias.args is not None else theirs
         target = alias.row_name(theirs)
         if target not in rows:
             raise InvalidArgument(f"{name} maps to {target!r}, which is not a tool")
-        return Resolved(target, with_parameter_aliases(ours, rows[target].properties), alias)
+        return Resolved(target, with_parameter_aliases(ours, _accepted(rows[target])), alias)
     if row is None:
         return None
-    return Resolved(name, with_parameter_aliases(args, row.properties))
+    return Resolved(name, with_parameter_aliases(args, _accepted(row)))
+
+
+def _accepted(row: Any) -> Iterable[str]:
+    """The parameters a row accepts (``device`` too, on every device tool)."""
+    return row.parameters()["properties"]
 
 
 def listed(aliases: Iterable[Alias], system: str) -> list[dict[str, Any]]:

@@ -312,9 +312,8 @@ def time_of(tool: _spec.ToolSpec, arguments: Mapping[str, Any] | None,
 def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None,
             vocabulary: str | None = None) -> tuple[_spec.ToolSpec, Any, Alias | None]:
     """The row a call of ``name`` runs, its arguments in our terms (another system's words
-    taken: :mod:`baremobile.tools.aliases`), and the alias it came through. At a door
-    speaking ``vocabulary``, that system's tools are served whichever groups are enabled
-    (never a gated one)."""
+    taken: :mod:`baremobile.tools.aliases`; at a door speaking ``vocabulary``, that
+    system's), and the alias it came through."""
     if not isinstance(name, str):
         raise InvalidArgument(f"a tool name is a string, not {name!r}")
     # with a prefix, only prefixed names exist (ours; another system's names carry their
@@ -329,9 +328,7 @@ def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None,
             bare, arguments, alias = found.name, found.args, found.alias
     tool = _spec.get(bare)
     enabled = _spec.select(groups)
-    theirs = alias is not None and alias.system == vocabulary and tool is not None \
-        and tool.group not in _spec.GATED_GROUPS
-    if tool is None or (tool not in enabled and not theirs):
+    if tool is None or tool not in enabled:
         names = ", ".join(prefix + t.name for t in enabled)
         err = InvalidArgument(
             f"there is no tool {name!r}" if tool is None else

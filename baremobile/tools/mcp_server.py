@@ -57,16 +57,18 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
 
 from baremobile.calls import start
 from baremobile.errors import InvalidArgument
-from baremobile.tools import render, resources
+from baremobile.tools import aliases, render, resources
 from baremobile.tools.dispatch import answerable, call
 from baremobile.tools.mcp_stdin import REFUSED, ClientLines, claimed_stdin
 from baremobile.tools.redact import redacted
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
+from baremobile.tools.table import ALIASES, clawperator
 
-__all__ = ["BearerAuth", "build_server", "device_resources", "mcp_result", "mcp_tools",
-           "parse_http", "read_device_resource", "resource_templates", "run"]
+__all__ = ["VOCABULARIES", "BearerAuth", "build_server", "device_resources", "mcp_result",
+           "mcp_tools", "parse_http", "read_device_resource", "resource_templates", "run",
+           "transport_security", "vocabulary_result"]
 
 log = logging.getLogger("baremobile.mcp")
 
@@ -111,13 +113,35 @@ def mcp_tools(groups: Any = (), prefix: str = "") -> tuple[list[str], list[types
                          for t in render.menu(select(group_names), prefix)]
 
 
+#: the systems whose clients a door can speak to in their own words (``--vocabulary``):
+#: the module holding their aliases, their answers (``render``) and the groups they need
+VOCABULARIES = {"clawperator": clawperator}
+
+
+def vocabulary_result(result: dict[str, Any], vocabulary: str) -> types.CallToolResult:
+    """A :func:`~baremobile.tools.call` result as ``vocabulary``'s server answers it
+    (raises the JSON-RPC error it answers instead, where it does)."""
+    from mcp.shared.exceptions import MCPError
+
+    out = VOCABULARIES[vocabulary].render(answerable(result))
+    if "jsonrpc_error" in out:
+        err = out["jsonrpc_error"]
+        raise MCPError(err["code"], err["message"], data=err.get("data"))
+    return types.CallToolResult.model_validate(out)
+
+
 def build_server(session: Session, *, groups: Any = (), prefix: str = "",
-                 log_typed_text: bool = False) -> Server[Any]:
+                 log_typed_text: bool = False, vocabulary: str | None = None
+                 ) -> Server[Any]:
     """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed.
-    Calls are logged with typed text as its length, unless ``log_typed_text``."""
+    Calls are logged with typed text as its length, unless ``log_typed_text``. With a
+    ``vocabulary`` (:data:`VOCABULARIES`) it speaks that system: lists its tools and
+    answers in its shapes (our tools are still called by their names)."""
     from baremobile import __version__
 
     group_names, tools = mcp_tools(groups, prefix)
+    if vocabulary is not None:
+        tools = [types.Tool.model_validate(t) for t in aliases.listed(ALIASES, vocabulary)]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -130,7 +154,8 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
                  _short(arguments if log_typed_text else redacted(name, arguments, prefix)))
         # on a thread of its own (baremobile.calls): a cancelled request (or shutdown) cancels
         # its token, which aborts the device I/O it is blocked in at once and frees the device
-        work = start(lambda: call(session, name, arguments, groups=group_names, prefix=prefix),
+        work = start(lambda: call(session, name, arguments, groups=group_names, prefix=prefix,
+                                  vocabulary=vocabulary),
                      f"{name} (MCP)", name="baremobile-mcp-call")
         try:
             result = await work.wait("the client cancelled the request")
@@ -140,6 +165,8 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
             raise
         if not result["ok"]:
             log.info("%s -> %s", name, result["error"]["code"])
+        if vocabulary is not None:
+            return vocabulary_result(result, vocabulary)
         return mcp_result(result)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -475,6 +502,9 @@ def run(args: argparse.Namespace) -> int:
     _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
     prefix = command_prefix(args)
     groups = operator_groups(args)
+    vocabulary = getattr(args, "vocabulary", None)
+    if vocabulary is not None:
+        groups = [*groups, *VOCABULARIES[vocabulary].GROUPS]  # the rows its tools run
     session = Session(args.device, files_dir=getattr(args, "files_dir", None),
                       allow_devices=getattr(args, "allow_device", None) or None,
                       allow_scenarios=getattr(args, "allow_scenarios", False),
@@ -489,7 +519,8 @@ def run(args: argparse.Namespace) -> int:
     if changes:
         session.configure(**changes)
     server = build_server(session, groups=groups, prefix=prefix,
-                          log_typed_text=getattr(args, "log_typed_text", False))
+                          log_typed_text=getattr(args, "log_typed_text", False),
+                          vocabulary=vocabulary)
     try:
         serve(server, args)
     finally:
