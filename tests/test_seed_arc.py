@@ -379,3 +379,32 @@ def test_arc_slugs_and_the_token(arc, phone):
     assert status == 401 and json.loads(body)["error"] == "unauthorized"
     unknown = client.failure("android_teleport")
     assert "UNKNOWN_TOOL" in unknown
+
+
+def test_other_systems_typed_text_never_reaches_the_log(phone, tmp_path):
+    """An alias's secret (ARC's text to type, a clawperator execute's enter_text) is hidden
+    in the server's log as our own tools' are — it was logged as given."""
+    log = tmp_path / "mcp.log"
+    gen = _start(["--http", "127.0.0.1:0", "--stateless", "--groups", "all",
+                  "--device", phone.address, "--log-file", str(log)],
+                 server_env(BAREMOBILE_MCP_TOKEN=TOKEN))
+    server = next(gen)
+    try:
+        client = ArcClient(server.url)
+        client.text("android_open_app", {"package_id": NOTES})
+        field = client.json("android_find_elements", {"by": "resource_id",
+                                                      "value": "email"})["elements"][0]["id"]
+        client.text("android_type_append_text", {"element_id": field,
+                                                  "text": "correct-horse-battery"})
+        assert field_on_phone(phone, f"{NOTES}:id/email") == "correct-horse-battery"
+        done = client.call("execute", {"actions": [
+            {"id": "t", "type": "enter_text",
+             "params": {"matcher": {"resourceId": "email"}, "text": "staple-99-secret"}}]})
+        assert not done.get("isError"), done
+        assert field_on_phone(phone, f"{NOTES}:id/email") == "staple-99-secret"
+    finally:
+        gen.close()
+    logged = log.read_text()
+    assert "android_type_append_text" in logged and "execute" in logged
+    assert "correct-horse-battery" not in logged and "staple-99-secret" not in logged
+    assert "<21 characters>" in logged and "<16 characters>" in logged

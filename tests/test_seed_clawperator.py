@@ -294,3 +294,37 @@ def test_clawperator_with_two_devices_asks_which(phone, tmp_path):
             assert phone.events.list("key") == []
 
         run_clawperator([phone, other], body, tmp_path / "mcp.log")
+
+
+def test_clawperator_words_at_every_door(phone):
+    """Without its door, its tools and camelCase parameters are still taken (our answers):
+    ``deviceId`` and ``timeoutMs`` on a tool that has no ``device``/``timeout`` property of
+    its own were refused as unknown parameters."""
+    from baremobile import tools
+
+    with tools.Session() as s:
+        def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            r = tools.call(s, name, args, groups=["batch", "apps"])
+            assert r["ok"], r
+            return r
+
+        since = phone.events.last_seq
+        call("open", {"appId": SETTINGS, "deviceId": phone.address, "timeoutMs": 15000,
+                      "operatorPackage": OPERATOR})
+        assert [e["package"] for e in phone.events.list("start", since=since)] == [SETTINGS]
+        call("click", {"selector": {"text": "Battery"}, "deviceId": phone.address,
+                       "timeoutMs": 30000})
+        assert phone.events.list("tap", since=since)
+        call("press", {"key": "back", "deviceId": phone.address, "timeoutMs": 10000})
+        waited = call("wait", {"selector": {"text": "Battery"}, "timeoutMs": 5000,
+                               "deviceId": phone.address})
+        assert waited["tool"] == "wait_for" and waited["found"] is True
+        snap = call("snapshot", {"maxChars": 300, "deviceId": phone.address})
+        assert snap["tool"] == "snapshot" and snap["truncated"] is True  # ours, cut
+        batch = call("execute", {"deviceId": phone.address, "actions": [
+            {"id": "k", "type": "key_press", "params": {"key": "home"}}]})
+        assert batch["envelope"]["status"] == "success" and batch["completed"] == 1
+        assert phone.events.list("key")[-1]["keycode"] == 3
+        bad = tools.call(s, "click", {"selector": {"text": "Battery"}, "timeoutMs": 5})
+        assert bad["error"]["code"] == "INVALID_ARGUMENT" and "timeoutMs" in \
+            bad["error"]["message"]

@@ -112,8 +112,10 @@ PARAMETERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 def with_parameter_aliases(args: Mapping[str, Any], accepted: Iterable[str]) -> Args:
     """``args`` with each camelCase spelling (:data:`PARAMETERS`) renamed to the parameter
     the row accepts; two spellings of one parameter are refused. clawperator's
-    ``validator: "regex"`` (which ``validatorPattern`` goes with) and its
-    ``operatorPackage`` (its on-device app: baremobile has none) are dropped."""
+    ``validator: "regex"`` (which ``validatorPattern`` goes with), its ``operatorPackage``
+    (its on-device app: baremobile has none) and, on a tool that does not wait by itself,
+    its ``timeoutMs`` (an execution timeout: ours bounds each device command) are
+    dropped."""
     accepted = set(accepted)
     out = dict(args)
     for theirs, (ours, convert) in PARAMETERS.items():
@@ -126,6 +128,12 @@ def with_parameter_aliases(args: Mapping[str, Any], accepted: Iterable[str]) -> 
         del out["validator"]
     if "operatorPackage" not in accepted:  # clawperator's on-device app: none here
         out.pop("operatorPackage", None)
+    if "timeoutMs" in out and "timeoutMs" not in accepted:
+        # clawperator's execution timeout, on a tool that does not wait by itself: ours
+        # bounds each device command on its own
+        ms = out.pop("timeoutMs")
+        if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
+            raise InvalidArgument(f"timeoutMs must be a positive integer, not {ms!r}")
     return out
 
 
