@@ -322,8 +322,10 @@ def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None,
     alias = None
     if isinstance(arguments, Mapping):
         found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES, vocabulary)
-        if found is None and bare != name:
+        if found is None and bare != name:  # another system's name, never one of ours
             found = resolve(name, dict(arguments), _BY_NAME, _ALIASES, vocabulary)
+            if found is not None and found.alias is None:
+                found = None
         if found is not None:
             bare, arguments, alias = found.name, found.args, found.alias
     tool = _spec.get(bare)

@@ -46,8 +46,9 @@ def _theirs(name: Any, arguments: Any, prefix: str) -> tuple[Any, Any] | None:
     rows = {t.name: t for t in TOOLS}
     bare = name[len(prefix):] if prefix and name.startswith(prefix) else name
     try:
-        found = resolve(bare, dict(arguments), rows, ALIASES) or (
-            resolve(name, dict(arguments), rows, ALIASES) if bare != name else None)
+        found = resolve(bare, dict(arguments), rows, ALIASES)
+        if found is None and bare != name:  # another system's name (ARC's android_<slug>_…)
+            found = resolve(name, dict(arguments), rows, ALIASES)
     except BaremobileError:
         return (None, None) if _row(name, prefix) is None else None
     if found is None or found.alias is None:
