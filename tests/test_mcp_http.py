@@ -234,3 +234,141 @@ def test_http_cancelled_call_aborts_and_never_stalls_another_session(http_server
     assert timings["list"] < 2.0, timings
     assert timings["snapshot"] < 5.0, timings  # not BUSY behind the cancelled dump
     assert len(phone.events.list("dump")) == 1  # the cancelled one never finished
+
+
+# -- the stateless mode (issue 29: clients that send single requests, e.g. ARC's) ------------
+
+
+PING = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+
+
+def post(url: str, body: dict, headers: dict[str, str]) -> tuple[int, bytes, str]:
+    """One POST as a plain HTTP client sends it: no Accept unless given (urllib sends none)."""
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            return resp.status, resp.read(), resp.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), exc.headers.get("Content-Type", "")
+
+
+def _stateless(phone, *more: str, host: str = "127.0.0.1") -> Iterator[HttpServer]:
+    env = server_env(BAREMOBILE_MCP_TOKEN="s3cret-token")
+    gen = _start(["--http", f"{host}:0", "--stateless", "--device", phone.address, *more], env)
+    server = next(gen)
+    server.token = "s3cret-token"
+    server.url = server.url.replace("0.0.0.0", "127.0.0.1")  # reach a wildcard bind
+    return gen, server
+
+
+def test_stateless_answers_a_single_request_without_initialize(phone):
+    """A lone tools/call (no initialize, no session id, no Accept) is answered with one
+    JSON body; the stateful default answers it 400 'Missing session ID'."""
+    gen, server = _stateless(phone)
+    try:
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "press", "arguments": {"key": "home"}}}
+        since = phone.events.last_seq
+        status, body, kind = post(server.url, call, {"Authorization": "Bearer s3cret-token"})
+        assert status == 200 and kind.startswith("application/json"), body
+        reply = json.loads(body)
+        assert reply["id"] == 3 and reply["result"]["isError"] is False
+        assert [e["keycode"] for e in phone.events.list("key", since=since)] == [3]
+        status, body, _ = post(server.url, PING, {"Authorization": "Bearer s3cret-token",
+                                                  "Accept": "*/*"})  # curl's Accept
+        assert status == 200 and json.loads(body) == {"jsonrpc": "2.0", "id": 7,
+                                                      "result": {}}
+        assert "stateless" in "\n".join(server.stderr)
+    finally:
+        gen.close()
+
+
+def test_stateless_serves_the_sdk_client(phone):
+    gen, server = _stateless(phone)
+    try:
+        async def body(s: ClientSession) -> None:
+            await drive_device_flow(s, phone)
+
+        run_http(server.url, server.token, body)
+    finally:
+        gen.close()
+
+
+def _refusals(url: str, port: int, host: str = "127.0.0.1") -> dict[str, int]:
+    token = {"Authorization": "Bearer s3cret-token"}
+    return {
+        "no token": post(url, PING, {})[0],
+        "wrong token": post(url, PING, {"Authorization": "Bearer s3cret-tokem"})[0],
+        "foreign Host": post(url, PING, {**token, "Host": f"evil.example:{port}"})[0],
+        "foreign Origin": post(url, PING, {**token, "Origin": "http://evil.example"})[0],
+        "rebound Origin": post(url, PING, {**token, "Host": f"evil.example:{port}",
+                                           "Origin": f"http://evil.example:{port}"})[0],
+        "own Host": post(url, PING, {**token, "Host": f"{host}:{port}"})[0],
+        "own Origin": post(url, PING, {**token, "Origin": f"http://{host}:{port}"})[0],
+    }
+
+
+_REFUSED = {"no token": 401, "wrong token": 401, "foreign Host": 421, "foreign Origin": 403,
+            "rebound Origin": 421, "own Host": 200, "own Origin": 200}
+
+
+def test_stateless_refuses_a_wrong_token_and_a_foreign_host_on_loopback(phone):
+    gen, server = _stateless(phone)
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        assert _refusals(server.url, port) == _REFUSED
+        assert phone.events.list("key") == []
+    finally:
+        gen.close()
+
+
+def test_host_and_origin_checks_hold_off_loopback(phone):
+    """Bound beyond loopback the SDK checks no Host or Origin: we do, on every bind — a
+    loopback alias (127.0.0.2, which the SDK does not take for loopback) and every
+    interface (0.0.0.0, where this computer's names and --allow-host's are accepted)."""
+    import socket
+
+    gen, server = _stateless(phone, host="127.0.0.2")
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        assert _refusals(server.url, port, "127.0.0.2") == _REFUSED
+    finally:
+        gen.close()
+    gen, server = _stateless(phone, "--allow-host", "bridge.example.org", host="0.0.0.0")
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        assert _refusals(server.url, port) == _REFUSED
+        token = {"Authorization": "Bearer s3cret-token"}
+        for name in (socket.gethostname(), "bridge.example.org"):
+            assert post(server.url, PING, {**token, "Host": f"{name}:{port}"})[0] == 200
+        assert post(server.url, PING, {**token, "Host": "bridge.example.org",
+                                       "Origin": "https://bridge.example.org"})[0] == 200
+        assert any("Host is one of" in line and "bridge.example.org" in line
+                   for line in server.stderr)
+    finally:
+        gen.close()
+    # the stateful server too
+    env = server_env(BAREMOBILE_MCP_TOKEN="s3cret-token")
+    gen2 = _start(["--http", "0.0.0.0:0", "--device", phone.address], env)
+    server = next(gen2)
+    try:
+        url = server.url.replace("0.0.0.0", "127.0.0.1")
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        assert raw_post(url, {"Authorization": "Bearer s3cret-token",
+                              "Host": f"evil.example:{port}"})[0] == 421
+        assert raw_post(url, {"Authorization": "Bearer s3cret-token"})[0] == 200
+    finally:
+        gen2.close()
+
+
+def test_stateless_and_allow_host_need_http(phone, tmp_path):
+    import subprocess
+
+    for flag in (["--stateless"], ["--allow-host", "x.example"]):
+        done = subprocess.run([sys.executable, "-m", "baremobile", "mcp", *flag],
+                              env=server_env(), stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60)
+        assert done.returncode != 0 and done.stdout == b""
+        assert b"is for the HTTP server" in done.stderr and b"--http" in done.stderr, \
+            done.stderr

@@ -116,9 +116,12 @@ def test_shared_parameter_names():
         assert len(types) == 1, f"{name} has several types: {types}"
     assert all(s == PARAMS["selector"] for s in seen["selector"])
     sel = PARAMS["selector"]["properties"]
+    from baremobile.page.selector import ALIASES as SPELLINGS
+
     assert set(sel) == {"text", "text_contains", "desc", "desc_contains", "id", "role", "index",
-                        "class_name",  # issue 22, and clawperator's spellings as aliases
-                        "textContains", "descContains", "resourceId"}
+                        "class_name",  # issue 22, and every other spelling the Selector
+                        *SPELLINGS}    # takes (clawperator's, Android's), accepted not shown
+    assert set(PARAMS["selector"]["x-hidden"]) == set(SPELLINGS)
 
 
 def test_device_parameter_switch():

@@ -93,6 +93,9 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         from baremobile.cli.trace_cmd import record_into
 
         record_into(args.trace, "mcp")
+    if args.daemon and getattr(args, "vocabulary", None):
+        raise InvalidArgument("--vocabulary is spoken by the server itself, not through the "
+                              "daemon", hint="leave out --daemon (or --vocabulary)")
     try:
         if args.daemon:
             from baremobile.daemon.mcp_proxy import run
@@ -280,6 +283,17 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
     s.add_argument("--json-response", action="store_true",
                    help="with --http: answer every request with one JSON body, never an SSE "
                         "stream (for clients that do not read SSE)")
+    s.add_argument("--stateless", action="store_true",
+                   help="with --http: no sessions; every POST stands alone (no initialize "
+                        "first) and is answered with one JSON body — for clients that send "
+                        "single requests, e.g. Android Remote Control's")
+    s.add_argument("--allow-host", metavar="NAME", action="append", default=None,
+                   help="with --http: another name clients reach the server by (a tunnel, a "
+                        "reverse proxy); requests naming any other Host are refused (repeat "
+                        "it)")
+    s.add_argument("--vocabulary", choices=("clawperator",), default=None,
+                   help="speak another system's MCP words: list its tools and answer in its "
+                        "shapes, for its clients (clawperator: docs/mcp.md)")
     s.add_argument("--token-env", default="BAREMOBILE_MCP_TOKEN",
                    help="env var holding the HTTP bearer token (generated when unset)")
     s.add_argument("--prefix", default="", help="tool-name prefix, e.g. android_pixel_")

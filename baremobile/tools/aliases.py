@@ -31,13 +31,14 @@ The aliases themselves live beside the rows, one module per system
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from baremobile.errors import InvalidArgument, Unsupported
 
-__all__ = ["Alias", "PARAMETERS", "Resolved", "alias_for", "listed", "resolve",
+__all__ = ["Alias", "PARAMETERS", "Resolved", "alias_for", "listed", "named", "resolve",
            "with_parameter_aliases"]
 
 Args = dict[str, Any]
@@ -56,8 +57,9 @@ class Alias:
     #: (``REF_NOT_FOUND``, nothing sent), the first found runs
     args: Callable[[Args], Args | list[Args]] | None = None
     #: our result (and their arguments) → theirs, at a door that speaks their vocabulary
-    #: (or, with ``adds``, at every door: the result keeps ours and gains their keys); with
-    #: ``page``, also given the call's page (None when it used none)
+    #: (or, with ``adds``, at every door: the result keeps ours and gains their keys; with
+    #: ``everywhere``, theirs at every door); with ``page``, also given the call's page
+    #: (None when it used none)
     result: Callable[..., dict[str, Any]] | None = None
     #: for a name we use too: whether a call has their shape (else it is our tool's call)
     when: Callable[[Args], bool] | None = None
@@ -76,12 +78,20 @@ class Alias:
     #: their output schema: a door speaking their vocabulary lists it and hands the result
     #: as structured content too (MCP's ``outputSchema`` / ``structuredContent``)
     output: Mapping[str, Any] | None = None
-    #: ``result`` reads the call's page too (its last snapshot: no device I/O)
+    #: ``result`` reads the call's page too (its last snapshot: no device I/O):
+    #: ``result(ours, their_args, page)`` — their answer drawn from what we saw
     page: bool = False
     #: one of our failures (``{ok: false, error, …}``, what a batch did beside) → their
     #: answer, at their door: a system that answers some failures as results (AutoMobile's
     #: ``executePlan``: ``{success: false, failedStep}``); None keeps the failure as ours
     failure: Callable[[dict[str, Any], Args], dict[str, Any] | None] | None = None
+
+    #: their names may carry a device slug after this beginning: ARC's ``android_tap`` is
+    #: also ``android_<slug>_tap`` (a slug of letters, digits and ``_``, at most 20)
+    slugged: str = ""
+    #: their result at every door: a name only their clients use (ARC's ``android_…``)
+    #: says whose words the caller reads
+    everywhere: bool = False
 
     def __post_init__(self) -> None:
         if (self.tool is None) != bool(self.absent):
@@ -89,9 +99,11 @@ class Alias:
 
     def answer(self, result: dict[str, Any], args: Args, vocabulary: str | None,
                page: Any = None) -> dict[str, Any]:
-        """``result`` (ours) as the caller reads it: theirs at their door, ours elsewhere
-        (with their keys beside, for an alias that ``adds``)."""
-        if self.result is None or not (self.adds or vocabulary == self.system):
+        """``result`` (ours) as the caller reads it: theirs at their door (or everywhere,
+        for a name only they use), ours elsewhere (with their keys beside, for an alias
+        that ``adds``)."""
+        if self.result is None or not (self.adds or self.everywhere
+                                       or vocabulary == self.system):
             return result
         if self.page:
             return self.result(result, args, page)
@@ -152,8 +164,10 @@ PARAMETERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 def with_parameter_aliases(args: Mapping[str, Any], accepted: Iterable[str]) -> Args:
     """``args`` with each camelCase spelling (:data:`PARAMETERS`) renamed to the parameter
     the row accepts; two spellings of one parameter are refused. clawperator's
-    ``validator: "regex"`` (which ``validatorPattern`` goes with) and its
-    ``operatorPackage`` (its on-device app: baremobile has none) are dropped."""
+    ``validator: "regex"`` (which ``validatorPattern`` goes with), its ``operatorPackage``
+    (its on-device app: baremobile has none) and, on a tool that does not wait by itself,
+    its ``timeoutMs`` (an execution timeout: ours bounds each device command) are
+    dropped."""
     accepted = set(accepted)
     out = dict(args)
     for theirs, (ours, convert) in PARAMETERS.items():
@@ -166,7 +180,38 @@ def with_parameter_aliases(args: Mapping[str, Any], accepted: Iterable[str]) -> 
         del out["validator"]
     if "operatorPackage" not in accepted:  # clawperator's on-device app: none here
         out.pop("operatorPackage", None)
+    if "timeoutMs" in out and "timeoutMs" not in accepted:
+        # clawperator's execution timeout, on a tool that does not wait by itself: ours
+        # bounds each device command on its own
+        ms = out.pop("timeoutMs")
+        if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
+            raise InvalidArgument(f"timeoutMs must be a positive integer, not {ms!r}")
     return out
+
+
+_SLUG = re.compile(r"[A-Za-z0-9_]{1,20}")
+
+
+def named(name: str, aliases: Iterable[Alias]) -> list[Alias]:
+    """The aliases called ``name``: by their own name, else with a device slug taken out of
+    it (:attr:`Alias.slugged`; the longest of their names that fits: ``android_double_tap``
+    is not ``tap`` with the slug ``double``)."""
+    aliases = list(aliases)
+    exact = [a for a in aliases if a.name == name]
+    if exact:
+        return exact
+    best: Alias | None = None
+    for alias in aliases:
+        start = alias.slugged
+        if not start or not name.startswith(start) or not alias.name.startswith(start):
+            continue
+        base = alias.name[len(start):]
+        if not name.endswith("_" + base):
+            continue
+        slug = name[len(start):len(name) - len(base) - 1]
+        if _SLUG.fullmatch(slug) and (best is None or len(alias.name) > len(best.name)):
+            best = alias
+    return [best] if best is not None else []
 
 
 def alias_for(name: str, args: Mapping[str, Any], rows: Mapping[str, Any],
@@ -176,9 +221,7 @@ def alias_for(name: str, args: Mapping[str, Any], rows: Mapping[str, Any],
     (:attr:`Alias.when`), or the door speaks the alias's system (``prefer``): there the name
     is theirs."""
     row = rows.get(name)
-    for alias in aliases:
-        if alias.name != name:
-            continue
+    for alias in named(name, aliases):
         if row is not None and alias.system != prefer and \
                 (alias.when is None or not alias.when(dict(args))):
             continue  # our own tool's call

@@ -344,12 +344,17 @@ def _lookup(name: Any, groups: Any, prefix: str, arguments: Any = None,
     a shared name), and the alias it came through."""
     if not isinstance(name, str):
         raise InvalidArgument(f"a tool name is a string, not {name!r}")
-    # with a prefix, only prefixed names exist
+    # with a prefix, only prefixed names exist (ours; another system's names carry their
+    # own, e.g. ARC's android_<slug>_…)
     bare = "" if prefix and not name.startswith(prefix) else name[len(prefix):]
     alias = None
     tries: tuple[Any, ...] = (arguments,)
     if isinstance(arguments, Mapping):
         found = resolve(bare, dict(arguments), _BY_NAME, _ALIASES, prefer=vocabulary)
+        if found is None and bare != name:  # another system's name, never one of ours
+            found = resolve(name, dict(arguments), _BY_NAME, _ALIASES, prefer=vocabulary)
+            if found is not None and found.alias is None:
+                found = None
         if found is not None:
             bare, alias = found.name, found.alias
             tries = (found.args, *found.alternatives)

@@ -27,7 +27,9 @@ JSON schemas, so tools/list serves them as they are and tools/call goes to
 from __future__ import annotations
 
 import argparse
+import functools
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -55,16 +57,18 @@ except ImportError as _exc:  # mcp 1.x has no mcp_types and a decorator-based Se
 
 from baremobile.calls import start
 from baremobile.errors import InvalidArgument
-from baremobile.tools import render, resources
+from baremobile.tools import aliases, render, resources
 from baremobile.tools.dispatch import answerable, call
 from baremobile.tools.mcp_stdin import REFUSED, ClientLines, claimed_stdin
 from baremobile.tools.redact import redacted
 from baremobile.tools.schemas import check_prefix
 from baremobile.tools.session import Session
 from baremobile.tools.spec import select
+from baremobile.tools.table import ALIASES, clawperator
 
-__all__ = ["BearerAuth", "build_server", "device_resources", "mcp_result", "mcp_tools",
-           "parse_http", "read_device_resource", "resource_templates", "run"]
+__all__ = ["VOCABULARIES", "BearerAuth", "build_server", "device_resources", "mcp_result",
+           "mcp_tools", "parse_http", "read_device_resource", "resource_templates", "run",
+           "transport_security", "vocabulary_result"]
 
 log = logging.getLogger("baremobile.mcp")
 
@@ -109,13 +113,35 @@ def mcp_tools(groups: Any = (), prefix: str = "") -> tuple[list[str], list[types
                          for t in render.menu(select(group_names), prefix)]
 
 
+#: the systems whose clients a door can speak to in their own words (``--vocabulary``):
+#: the module holding their aliases, their answers (``render``) and the groups they need
+VOCABULARIES = {"clawperator": clawperator}
+
+
+def vocabulary_result(result: dict[str, Any], vocabulary: str) -> types.CallToolResult:
+    """A :func:`~baremobile.tools.call` result as ``vocabulary``'s server answers it
+    (raises the JSON-RPC error it answers instead, where it does)."""
+    from mcp.shared.exceptions import MCPError
+
+    out = VOCABULARIES[vocabulary].render(answerable(result))
+    if "jsonrpc_error" in out:
+        err = out["jsonrpc_error"]
+        raise MCPError(err["code"], err["message"], data=err.get("data"))
+    return types.CallToolResult.model_validate(out)
+
+
 def build_server(session: Session, *, groups: Any = (), prefix: str = "",
-                 log_typed_text: bool = False) -> Server[Any]:
+                 log_typed_text: bool = False, vocabulary: str | None = None
+                 ) -> Server[Any]:
     """The MCP server for ``session``: core + ``configure`` + ``groups``, names prefixed.
-    Calls are logged with typed text as its length, unless ``log_typed_text``."""
+    Calls are logged with typed text as its length, unless ``log_typed_text``. With a
+    ``vocabulary`` (:data:`VOCABULARIES`) it speaks that system: lists its tools and
+    answers in its shapes (our tools are still called by their names)."""
     from baremobile import __version__
 
     group_names, tools = mcp_tools(groups, prefix)
+    if vocabulary is not None:
+        tools = [types.Tool.model_validate(t) for t in aliases.listed(ALIASES, vocabulary)]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -128,7 +154,8 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
                  _short(arguments if log_typed_text else redacted(name, arguments, prefix)))
         # on a thread of its own (baremobile.calls): a cancelled request (or shutdown) cancels
         # its token, which aborts the device I/O it is blocked in at once and frees the device
-        work = start(lambda: call(session, name, arguments, groups=group_names, prefix=prefix),
+        work = start(lambda: call(session, name, arguments, groups=group_names, prefix=prefix,
+                                  vocabulary=vocabulary),
                      f"{name} (MCP)", name="baremobile-mcp-call")
         try:
             result = await work.wait("the client cancelled the request")
@@ -138,6 +165,8 @@ def build_server(session: Session, *, groups: Any = (), prefix: str = "",
             raise
         if not result["ok"]:
             log.info("%s -> %s", name, result["error"]["code"])
+        if vocabulary is not None:
+            return vocabulary_result(result, vocabulary)
         return mcp_result(result)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -238,7 +267,11 @@ def _short(value: Any) -> str:
 
 
 class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (401 else)."""
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (401 else).
+
+    A request with no ``Accept`` header is passed on as accepting anything (``*/*``), as HTTP
+    says it does (RFC 9110 §12.5.1): the SDK's transport would answer it 406, and clients
+    that send single JSON requests (``curl``, Android Remote Control's) need not say."""
 
     def __init__(self, app: Any, token: str) -> None:
         if not token:
@@ -249,10 +282,13 @@ class BearerAuth:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = b""
+            accept = False
             for key, value in scope.get("headers", ()):
-                if key.lower() == b"authorization":
+                name = key.lower()
+                if name == b"authorization" and not given:
                     given = value
-                    break
+                elif name == b"accept":
+                    accept = True
             scheme, _, credential = given.partition(b" ")
             if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.strip(),
                                                                       self._token):
@@ -269,7 +305,75 @@ class BearerAuth:
                 ]})
                 await send({"type": "http.response.body", "body": body})
                 return
+            if not accept:
+                scope = {**scope, "headers": [*scope.get("headers", ()), (b"accept", b"*/*")]}
         await self.app(scope, receive, send)
+
+
+#: the names a loopback server is reached by
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _machine_names() -> list[str]:
+    """The names and addresses this computer is reached by (best effort): its host name,
+    fully qualified name and the addresses they resolve to."""
+    names: list[str] = []
+    for name in (socket.gethostname(), socket.getfqdn()):
+        if name and name not in names:
+            names.append(name)
+        try:
+            found = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+        except OSError:
+            continue
+        for *_, addr in found:
+            if addr[0] not in names:
+                names.append(str(addr[0]))
+    return names
+
+
+def _host_form(host: str) -> str:
+    """``host`` as a ``Host`` header spells it (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def transport_security(host: str, allow_hosts: Any = ()) -> Any:
+    """The ``Host`` / ``Origin`` checks (DNS-rebinding protection) for a server bound to
+    ``host`` — on every bind, not only loopback ones (where the SDK adds its own): requests
+    must name this server as ``Host`` (421 else), and a browser's ``Origin`` must be one of
+    those names (403 else). The names: loopback ones; the bound address; for a wildcard bind
+    (``0.0.0.0``, ``::``) this computer's names and addresses; and each of ``allow_hosts``
+    (``--allow-host``: a tunnel's or a reverse proxy's name), each with any port."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = list(_LOOPBACK)
+    if host in ("0.0.0.0", "::", ""):
+        names.extend(_machine_names())
+    else:
+        names.append(host)
+    for extra in allow_hosts or ():
+        extra = extra.strip()
+        if not extra or any(c in extra for c in "/ \t*"):
+            raise InvalidArgument(f"--allow-host {extra!r} is not a host name",
+                                  hint="give the name clients use in their URL, e.g. "
+                                       "--allow-host phone-bridge.example.org")
+        names.append(extra)
+    hosts: list[str] = []
+    origins: list[str] = []
+    for name in dict.fromkeys(_host_form(n) for n in names):
+        hosts += [name, f"{name}:*"]
+        origins += [f"{scheme}://{name}{port}" for scheme in ("http", "https")
+                    for port in ("", ":*")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=hosts, allowed_origins=origins)
 
 
 _HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^:\s\[\]]*))"
@@ -295,13 +399,20 @@ def _say(message: str) -> None:
 
 
 async def serve_http(server: Server[Any], host: str, port: int, token: str,
-                     json_response: bool = False) -> None:
-    """Streamable HTTP on ``host:port`` behind the bearer ``token``; ``json_response``:
-    every reply is one JSON body (``application/json``), never an SSE stream — for clients
-    that do not read SSE (``--json-response``)."""
+                     json_response: bool = False, *, stateless: bool = False,
+                     allow_hosts: Any = ()) -> None:
+    """Streamable HTTP on ``host:port`` behind the bearer ``token`` and the Host/Origin
+    checks (:func:`transport_security`); ``json_response``: every reply is one JSON body
+    (``application/json``), never an SSE stream — for clients that do not read SSE
+    (``--json-response``). ``stateless`` (``--stateless``, JSON replies): no session — every
+    POST stands alone and needs no ``initialize`` first (clients that send single
+    requests, as Android Remote Control's do); the SDK's clients work as well."""
     import uvicorn
 
-    app = BearerAuth(server.streamable_http_app(host=host, json_response=json_response), token)
+    security = transport_security(host, allow_hosts)
+    app = BearerAuth(server.streamable_http_app(
+        host=host, json_response=json_response or stateless, stateless_http=stateless,
+        transport_security=security), token)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -310,6 +421,12 @@ async def serve_http(server: Server[Any], host: str, port: int, token: str,
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     _say(f"baremobile MCP server: http://{shown}:{bound}/mcp")
+    if stateless:
+        _say("stateless: every POST stands alone (no session, no initialize needed)")
+    if not _is_loopback(host):
+        names = sorted({h for h in security.allowed_hosts if not h.endswith(":*")})
+        _say(f"accepting requests whose Host is one of: {', '.join(names)} "
+             "(add others with --allow-host NAME)")
     config = uvicorn.Config(app, log_config=None, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=2)
     try:
@@ -387,6 +504,9 @@ def run(args: argparse.Namespace) -> int:
     _setup_logging(getattr(args, "log_file", None), getattr(args, "verbose", False))
     prefix = command_prefix(args)
     groups = operator_groups(args)
+    vocabulary = getattr(args, "vocabulary", None)
+    if vocabulary is not None:
+        groups = [*groups, *VOCABULARIES[vocabulary].GROUPS]  # the rows its tools run
     session = Session(args.device, files_dir=getattr(args, "files_dir", None),
                       allow_devices=getattr(args, "allow_device", None) or None,
                       allow_scenarios=getattr(args, "allow_scenarios", False),
@@ -401,7 +521,8 @@ def run(args: argparse.Namespace) -> int:
     if changes:
         session.configure(**changes)
     server = build_server(session, groups=groups, prefix=prefix,
-                          log_typed_text=getattr(args, "log_typed_text", False))
+                          log_typed_text=getattr(args, "log_typed_text", False),
+                          vocabulary=vocabulary)
     try:
         serve(server, args)
     finally:
@@ -432,9 +553,17 @@ def serve(server: Server[Any], args: argparse.Namespace) -> None:
             if host not in ("127.0.0.1", "localhost", "::1"):
                 _say(f"warning: serving on {host}: anyone who can reach it and has the token "
                      "controls the device")
-            anyio.run(serve_http, server, host, port, token,
-                      bool(getattr(args, "json_response", False)))
+            anyio.run(functools.partial(
+                serve_http, server, host, port, token,
+                bool(getattr(args, "json_response", False)),
+                stateless=bool(getattr(args, "stateless", False)),
+                allow_hosts=getattr(args, "allow_host", None) or ()))
         else:
+            for flag in ("stateless", "allow_host"):
+                if getattr(args, flag, None):
+                    raise InvalidArgument(
+                        f"--{flag.replace('_', '-')} is for the HTTP server",
+                        hint="add --http HOST:PORT (stdio has no sessions and no Host)")
             if _stdin_is_terminal():
                 _stop_within(CTRL_C_GRACE)
             anyio.run(serve_stdio, server)

@@ -9,6 +9,7 @@ from baremobile.tools.row import ToolSpec
 from baremobile.tools.table import (
     actions,
     apps,
+    arc,
     automobile,
     batch,
     clawperator,
@@ -54,6 +55,6 @@ TOOLS: tuple[ToolSpec, ...] = tuple(_ROWS[name] for name in _ORDER)
 #: other systems' words for our tools (:mod:`baremobile.tools.aliases`), each pointing at a
 #: row (or saying the part it needs is absent here); accepted at every door, never shown in
 #: our menu
-ALIASES: tuple[Alias, ...] = (*clawperator.ALIASES, *automobile.ALIASES)
+ALIASES: tuple[Alias, ...] = (*clawperator.ALIASES, *automobile.ALIASES, *arc.ALIASES)
 assert all(a.tool is None or callable(a.tool) or a.tool in _ROWS for a in ALIASES), \
     "aliases name rows"
