@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["DOORS", "HINT_VERBS", "PYTHON_VERBS", "register_verb", "say", "vocabulary"]
+__all__ = ["DOORS", "HINT_VERBS", "PYTHON_VERBS", "argument", "cli_flag", "register_verb", "say",
+           "vocabulary"]
 
 #: What a hint can point to that is not a tool, in each front door's words: one row per
 #: thing, one phrase per door. ``python`` — the Python API; ``tools`` — a model calling tools
@@ -80,6 +81,17 @@ PYTHON_VERBS: Mapping[str, str] = vocabulary("python")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 #: the Page's verbs (each registers itself: :func:`register_verb`), which a hint may name
 _PAGE_VERBS: set[str] = set()
+
+
+def cli_flag(name: str) -> str:
+    """The command line's flag for a tool parameter: ``max_chars`` → ``--max-chars``."""
+    return "--" + name.replace("_", "-")
+
+
+def argument(door: str, name: str, value: object) -> str:
+    """How ``door`` passes a parameter: ``--max-chars 9000`` on the command line,
+    ``max_chars=9000`` to a tool or a verb."""
+    return f"{cli_flag(name)} {value}" if door == "cli" else f"{name}={value}"
 
 
 def register_verb(name: str) -> None:

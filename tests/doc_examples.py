@@ -16,10 +16,15 @@ README.md and docs/*.md with the parsers below:
 * ``<!-- doc: serves -->`` marks a block that starts a server (``baremobile virtual``,
   ``baremobile mcp --http``): it is started, must still run after a few seconds (what it
   printed is its output), and is stopped;
+* ``<!-- doc: alone -->`` marks a bash block that runs on a machine with nothing attached:
+  no phone and no daemon of the document's (``baremobile virtual &`` then commands without
+  ``-d`` find exactly the phone it started);
 * ``<!-- doc: needs KIND "why" -->`` marks the next block as one this machine cannot run —
   KIND is ``device`` (a real phone), ``key`` (an API key), ``lan`` (another machine),
-  ``install`` (it installs packages: ``tests/test_packaging.py`` runs the install) or
-  ``browser`` — and it is counted, not run;
+  ``app`` (another program: Claude Code, Claude Desktop) or ``install`` (it installs
+  packages: ``tests/test_packaging.py`` runs the install) — and it is counted, not run;
+  ``browser`` (the virtual phone's web screens need a Chromium) runs where a Chromium is
+  installed and is counted, not run, elsewhere;
 * every other block (``text``, ``json``, ``yaml``, diagrams) is a sample or a picture.
 
 :data:`COUNTS` tallies each kind (``tests/conftest.py`` prints it after a run).
@@ -32,6 +37,7 @@ import io
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: what each kind of block came to, over the documents run
 COUNTS: Counter[str] = Counter()
-NEEDS = ("device", "key", "lan", "install", "browser")
+NEEDS = ("device", "key", "lan", "app", "install", "browser")
 
 _PENDING = "_doc_pending"  # the directive waiting for the next block
 _OUTPUT = "_doc_output"  # what the last runnable block printed
@@ -57,15 +63,21 @@ _PORT = re.compile(r"(127\.0\.0\.1|localhost):\d{2,5}")
 
 def _directive(example: Example) -> None:
     text = example.parsed.strip()
-    m = re.fullmatch(r'(output|serves|needs)(?:\s+(\w+))?(?:\s+"([^"]*)")?', text)
+    m = re.fullmatch(r'(output|serves|alone|needs)(?:\s+(\w+))?(?:\s+"([^"]*)")?', text)
     if m is None or (m.group(1) == "needs" and m.group(2) not in NEEDS):
-        raise ValueError(f"unknown doc directive {text!r}: doc: output, doc: serves, or "
-                         f"doc: needs {'|'.join(NEEDS)} \"why\"")
+        raise ValueError(f"unknown doc directive {text!r}: doc: output, doc: serves, doc: "
+                         f"alone, or doc: needs {'|'.join(NEEDS)} \"why\"")
     example.namespace[_PENDING] = (m.group(1), m.group(2))
 
 
 def _take(example: Example) -> tuple[str, str | None] | None:
-    return example.namespace.pop(_PENDING, None)
+    pending: tuple[str, str | None] | None = example.namespace.pop(_PENDING, None)
+    if pending == ("needs", "browser"):
+        from baremobile.virtual.chromium import find_chromium
+
+        if find_chromium() is not None:
+            return None  # this machine has what the block needs: it runs
+    return pending
 
 
 def _run_python(example: Example) -> None:
@@ -120,14 +132,45 @@ def _run_shell(example: Example) -> None:
         return _check_output(example)
     if pending is not None and pending[0] == "serves":
         return _serve(example)
-    done = subprocess.run(["bash", "-e", "-c", example.parsed],
-                          cwd=example.namespace["_doc_dir"], env=_shell_env(example.namespace),
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
+    env = _shell_env(example.namespace)
+    alone = pending is not None and pending[0] == "alone"
+    if alone:  # a machine where nothing else is attached: no phone, no daemon of the doc's
+        own = tempfile.mkdtemp(prefix="bm-alone-", dir="/tmp")
+        env["ANDROID_USER_HOME"] = os.path.join(own, ".android")
+        env["BAREMOBILE_DAEMON_SOCKET"] = os.path.join(own, "d.sock")
+    try:
+        code, out, err = _bash(example.parsed, example.namespace["_doc_dir"], env)
+    finally:
+        if alone:
+            subprocess.run([sys.executable, "-m", "baremobile", "daemon", "stop"], env=env,
+                           capture_output=True, timeout=60)
+            shutil.rmtree(own, ignore_errors=True)
+    if code != 0:
         raise AssertionError(f"{example.path}:{example.line}: the block exited "
-                             f"{done.returncode}:\n{done.stdout}\n{done.stderr}")
-    example.namespace[_OUTPUT] = done.stdout
+                             f"{code}:\n{out}\n{err}")
+    example.namespace[_OUTPUT] = out
     COUNTS["shell run"] += 1
+
+
+def _bash(script: str, cwd: str, env: dict[str, str], timeout: float = 300
+          ) -> tuple[int, str, str]:
+    """Run ``script`` with ``bash -e`` in a process group of its own: ``(status, stdout,
+    stderr)``. What it left running in the background (a ``cmd &`` the script never
+    stopped, because a line failed before its ``kill``) is stopped with it, so its output
+    pipes close and nothing outlives the block."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(["bash", "-e", "-c", script], cwd=cwd, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, text=True,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+        out.seek(0)
+        err.seek(0)
+        return proc.returncode, out.read(), err.read()
 
 
 #: how long a server a block starts must keep running to count as started

@@ -4,6 +4,7 @@ help, positional words and flags from its row; mistakes answer in the command's 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -167,3 +168,17 @@ def test_selector_flags_are_the_selectors_fields():
 
     assert set(SELECTOR_FIELDS) == set(SELECTOR["properties"]) - set(ALIASES)
     assert not set(DAEMON_COMMANDS) - {"open", "close", "session", "devices", "tools", "call"}
+
+
+def test_a_cut_snapshot_says_how_to_see_more_in_each_doors_words(capsys):
+    """The cut note names the argument as the caller passes it: the flag on the command
+    line, the parameter to a model."""
+    code, out, err = cli(capsys, "--no-daemon", "-d", "virtual", "snapshot", "--max-chars", "300")
+    assert code == 0, err
+    assert re.search(r"ask for --max-chars \d+ to see everything", out), out
+    assert "max_chars=" not in out
+    from baremobile.tools import Session, call
+
+    with Session(device="virtual") as session:
+        result = call(session, "snapshot", {"max_chars": 300})
+    assert re.search(r"ask for max_chars=\d+ to see everything", result["snapshot"])

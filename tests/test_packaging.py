@@ -186,13 +186,13 @@ print(json.dumps(out))
 
 
 def _readme_example() -> str:
-    """The README's Python example under "## Use it": the first block, and the second one
-    that goes on inside its ``with``."""
+    """The README's Python example under "## Use it": its two blocks, one after the other
+    (the second goes on from the first's import)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("\n## Use it\n"):text.index("\n### Devices")]
     blocks = re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
-    assert len(blocks) == 2 and blocks[1].startswith("    ")
-    return blocks[0] + blocks[1]
+    assert len(blocks) == 2 and blocks[0].startswith("from baremobile import connect")
+    return blocks[0] + "\n" + blocks[1]
 
 
 def test_the_readme_python_example_from_the_installed_wheel(core: Installed):

@@ -173,7 +173,9 @@ def test_no_device_anywhere_says_what_was_tried():
 
 
 def test_virtual_spec_starts_and_stops_a_phone():
-    t = open_transport("virtual")
+    from baremobile.page import phone
+
+    t = open_transport("virtual", start_phone=phone.start)
     assert t.kind == "virtual"
     assert t.shell("getprop ro.product.model").stdout == b"Virtual Phone\n"
     port = t.port

@@ -102,7 +102,7 @@ def test_a_diff_after_typing_into_a_web_input_shows_only_that_change(phone, page
     page.type({"desc": "Full name"}, "Ann")  # focuses it: the keyboard comes up
     focused = page.snapshot()
     ref = next(r for r, n in focused.refs.items() if n.desc == "Full name")
-    page.type(ref, "e")  # focused already: only the text changes
+    page.type(ref, "e", clear=False)  # focused already, kept: only the text changes
     diff = page.snapshot(diff=True)
     assert diff.is_diff and js(phone, "document.getElementById('name').value") == "Anne"
     lines = diff.text.splitlines()

@@ -29,6 +29,7 @@ import os
 from pathlib import Path
 
 from baremobile.errors import InvalidArgument
+from baremobile.hints import cli_flag
 
 TYPE_CHECKING = False  # no typing at run time: the CLI's fast path
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ def add_tool_command(sub: Any, common: argparse.ArgumentParser, tool: dict[str, 
     for name, info in params.items():
         if name in ("device", "selector") or name in fields:
             continue
-        flag = "--" + name.replace("_", "-")
+        flag = cli_flag(name)
         kinds = _kinds(info)
         if kinds == ["boolean"]:
             p.add_argument(flag, dest="p_" + name, action=argparse.BooleanOptionalAction,
@@ -220,7 +221,7 @@ def add_tool_command(sub: Any, common: argparse.ArgumentParser, tool: dict[str, 
     if fields:
         g = p.add_argument_group("or pick the element by what it shows")
         for name, what in fields.items():
-            g.add_argument("--" + name.replace("_", "-"), dest="sel_" + name, default=None,
+            g.add_argument(cli_flag(name), dest="sel_" + name, default=None,
                            type=int if name == "index" else str,
                            metavar="N" if name == "index" else "TEXT", help=what)
         g.add_argument("--selector", dest="p_selector", type=_converter("--selector", {

@@ -294,7 +294,8 @@ def _run_local(args: argparse.Namespace) -> int:
 
     tool, arguments, files_dir = tool_request(args)
     with Session() as session:
-        result = call(session, tool, arguments, groups="all", files_dir=files_dir)
+        result = call(session, tool, arguments, groups="all", files_dir=files_dir,
+                      door="cli")
     if not result.get("ok"):
         return output.print_error(result.get("error", {}), as_json=bool(args.json))
     return output.print_result(result, as_json=bool(args.json),

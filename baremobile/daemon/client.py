@@ -342,6 +342,7 @@ class Client:
                 sock.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
+        """Close the connection to the daemon (the sessions it holds stay, until their TTL)."""
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.close()

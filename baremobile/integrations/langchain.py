@@ -48,9 +48,12 @@ class BaremobileTool(BaseTool):
     handle_tool_error: bool = True  # a failed call is a ToolMessage with status="error"
 
     def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        """LangChain's ``run``; an input nested too deeply for LangChain's own handling
+        answers the tool's error instead of raising ``RecursionError``."""
         return super().run(_bounded(tool_input), *args, **kwargs)
 
     async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        """LangChain's ``arun``: :meth:`run`, awaited."""
         return await super().arun(_bounded(tool_input), *args, **kwargs)
 
     def _run(self, **arguments: Any) -> tuple[Any, dict[str, Any]]:

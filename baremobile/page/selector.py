@@ -98,6 +98,8 @@ class Selector:
         return found if self.index is None else found[self.index:self.index + 1]
 
     def matches(self, snap: Snapshot) -> list[Node]:
+        """The nodes of ``snap`` this selector matches, those with a ref first, each group in
+        screen order (``index`` not applied: :meth:`pick`)."""
         found = snap.find(
             text=self.text,
             text_contains=self.text_contains,

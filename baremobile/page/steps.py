@@ -51,9 +51,11 @@ class Step:
 class StepObserver(Protocol):
     """What :meth:`PageBase.observe` takes: called when an outermost verb starts and ends."""
 
-    def step_started(self, page: PageBase, step: Step) -> None: ...
+    def step_started(self, page: PageBase, step: Step) -> None:
+        """An outermost verb began on ``page`` (``step`` holds its name and arguments)."""
 
-    def step_ended(self, page: PageBase, step: Step) -> None: ...
+    def step_ended(self, page: PageBase, step: Step) -> None:
+        """That verb ended: ``step`` now holds its result or error, what it sent and read."""
 
 
 def refused(exc: E) -> E:

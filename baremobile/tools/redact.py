@@ -34,10 +34,11 @@ def _row(name: Any, prefix: str) -> Any:
 def _theirs(name: Any, arguments: Any, prefix: str) -> tuple[Any, Any] | None:
     """Another system's call (:mod:`baremobile.tools.aliases`: ARC's ``android_…``,
     clawperator's ``execute`` with ``actions``) as our row and arguments; None when the call
-    is ours, or nothing knows the name. A call that cannot be turned into ours is ``(None,
-    None)``: all its text counts as secret."""
+    is ours, nothing knows the name, or it needs a part of their system absent here (it
+    answers their words, and nothing runs). A call that cannot be turned into ours is
+    ``(None, None)``: all its text counts as secret."""
     from baremobile.errors import BaremobileError
-    from baremobile.tools.aliases import resolve
+    from baremobile.tools.aliases import alias_for, resolve
     from baremobile.tools.spec import TOOLS
     from baremobile.tools.table import ALIASES
 
@@ -45,6 +46,9 @@ def _theirs(name: Any, arguments: Any, prefix: str) -> tuple[Any, Any] | None:
         return None
     rows = {t.name: t for t in TOOLS}
     bare = name[len(prefix):] if prefix and name.startswith(prefix) else name
+    alias = alias_for(bare, arguments, rows, ALIASES) or alias_for(name, arguments, rows, ALIASES)
+    if alias is not None and alias.absent:
+        return None  # a part of their system absent here: nothing runs, nothing to hide
     try:
         found = resolve(bare, dict(arguments), rows, ALIASES)
         if found is None and bare != name:  # another system's name (ARC's android_<slug>_…)

@@ -50,6 +50,11 @@ class Ctx(Protocol):
     def time(self) -> CallTime:
         """This call's time, resolved once: ``time.wait`` is what the tool waits by itself."""
 
+    @property
+    def door(self) -> str:
+        """The front door the call came through (:data:`baremobile.hints.DOORS`), whose
+        words what the result says to the caller uses."""
+
     def error(self, exc: BaseException) -> dict[str, str]:
         """``exc`` as data, its hint in this door's words."""
 
@@ -145,6 +150,7 @@ class ToolSpec:
     # -- the call's facts, from the verbs ------------------------------------------------
     @property
     def verb_facts(self) -> tuple[VerbFacts, ...]:
+        """The facts of the Page verbs this row calls (what they act on, keep secret, wait for)."""
         return tuple(f for f in (facts(v) for v in self.verbs) if f is not None)
 
     @property

@@ -69,6 +69,7 @@ class Options:
     """seconds a call waits for another call on the same device before answering BUSY"""
 
     def to_dict(self) -> dict[str, Any]:
+        """These options as a plain dict (JSON-ready)."""
         return dataclasses.asdict(self)
 
     def overridden(self, *, observe: bool | str | None = None, settle: float | None = None,
@@ -302,6 +303,7 @@ class Session:
 
     @property
     def closed(self) -> bool:
+        """Whether :meth:`close` has run (a closed session refuses calls)."""
         return self._closed
 
     def __enter__(self) -> Session:

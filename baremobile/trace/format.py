@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -55,7 +56,7 @@ from baremobile.safetext import UntrustedJSON, loads
 from baremobile.trace import fields
 
 __all__ = ["FORMAT", "MAX_BLOB", "MAX_JSON", "MAX_TOTAL", "RECORDING", "RecordingExists",
-           "Trace", "TraceWriter", "call_text", "open_trace", "xml_of"]
+           "Trace", "TraceWriter", "call_text", "json_numbers", "open_trace", "xml_of"]
 
 #: The layout's version (``trace.json``'s ``format``): 2 added ``sent``, ``sent_before``,
 #: ``on`` and ``logcat.json``; version 1 traces read as before.
@@ -105,7 +106,22 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _json(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=False).encode("utf-8")
+    """``obj`` as strict JSON (what :func:`open_trace` reads back): a number JSON has no
+    spelling for (``inf``, ``nan`` — a ``timeout=float("inf")``) is written as its name,
+    ``"Infinity"``, ``"-Infinity"`` or ``"NaN"``."""
+    return json.dumps(json_numbers(obj), ensure_ascii=False, indent=1, sort_keys=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def json_numbers(obj: Any) -> Any:
+    """``obj`` with every non-finite float replaced by its JSON-less name (a string)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")
+    if isinstance(obj, dict):
+        return {k: json_numbers(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_numbers(v) for v in obj]
+    return obj
 
 
 class RecordingExists(InvalidArgument):

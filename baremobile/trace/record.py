@@ -322,6 +322,7 @@ class Tracing:
                 cur["sent_before"].append(len(cur["step"].sent))
 
     def step_started(self, page: PageBase, step: Step) -> None:
+        """A verb began on ``page``: its step is recorded from here (a no-op when not recording)."""
         with self._lock:
             if self._writer is None:
                 return
@@ -333,6 +334,8 @@ class Tracing:
                 self._current["screenshot"] = self._screenshot(page, "before")
 
     def step_ended(self, page: PageBase, step: Step) -> None:
+        """A verb ended: its step (result or error, what it sent and read) goes into the
+        trace."""
         with self._lock:
             writer, cur = self._writer, self._current
             if writer is None or cur is None:
@@ -381,7 +384,9 @@ class Tracing:
 
         fn = getattr(type(page), step.verb, None)
         try:
-            sig = inspect.signature(fn)  # type: ignore[arg-type]
+            if fn is None:
+                raise AttributeError(step.verb)
+            sig = inspect.signature(fn)
             bound = sig.bind(page, *step.args, **step.kwargs)
             args = dict(list(bound.arguments.items())[1:])
         except (TypeError, ValueError, AttributeError):

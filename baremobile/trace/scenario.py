@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,8 +163,8 @@ def _nodes(sc: _Screen) -> list[tuple[tuple[int, int, int, int], str, str, bool]
         for el in root.iter("node"):
             m = _BOUNDS.fullmatch(el.get("bounds", ""))
             if m:
-                box = tuple(map(int, m.groups()))
-                sc.nodes.append((box, el.get("bounds", ""), el.get("class", ""),  # type: ignore[arg-type]
+                box = (int(m[1]), int(m[2]), int(m[3]), int(m[4]))
+                sc.nodes.append((box, el.get("bounds", ""), el.get("class", ""),
                                  el.get("scrollable") == "true"))
     return sc.nodes
 
@@ -202,7 +203,7 @@ def _element(sc: _Screen, step: dict[str, Any], point: list[int] | None
     return _node_at(sc, *point) if point is not None else None
 
 
-def _direction(a: list[int], b: list[int]) -> str:
+def _direction(a: Sequence[float], b: Sequence[float]) -> str:
     dx, dy = b[0] - a[0], b[1] - a[1]
     return ("left" if dx < 0 else "right") if abs(dx) > abs(dy) else ("up" if dy < 0 else
                                                                       "down")
@@ -305,7 +306,8 @@ def _whole(b: _Builder, step: dict[str, Any], source: str
             p = [args.get(k) for k in ("x1", "y1", "x2", "y2")]
             if not all(isinstance(v, (int, float)) for v in p):
                 return "no points recorded"
-            return "swipe", {"swipe": _direction(p[:2], p[2:])}  # type: ignore[arg-type]
+            pts = [float(v) for v in p if isinstance(v, (int, float))]  # all four, checked
+            return "swipe", {"swipe": _direction(pts[:2], pts[2:])}
         finger = _FINGER.get(str(args.get("direction", "down")))
         if finger is None:
             return "no direction recorded"

@@ -73,6 +73,7 @@ class DeviceInfo:
 
     @property
     def ready(self) -> bool:
+        """Whether the device can be used now (state ``device``: not offline, unauthorized …)."""
         return self.state == "device"
 
 

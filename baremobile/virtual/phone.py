@@ -160,10 +160,12 @@ class VirtualPhone:
     # -- where --------------------------------------------------------------------------
     @property
     def host(self) -> str:
+        """The address its adbd listens on (``127.0.0.1`` unless asked otherwise)."""
         return self.server.address[0]
 
     @property
     def port(self) -> int:
+        """The TCP port its adbd listens on."""
         return self.server.address[1]
 
     @property
@@ -180,10 +182,12 @@ class VirtualPhone:
 
     @property
     def fs(self) -> Any:
+        """The phone's file system (what ``ls``, ``push`` and ``pull`` see)."""
         return self.model.fs
 
     @property
     def screens(self) -> Any:
+        """The screen model (:class:`~baremobile.virtual.screens.ScreenModel`) behind its shell."""
         return self.model.screens
 
     @property

@@ -431,8 +431,11 @@ ALIASES = (
     _tool("press", "press", _press, _executed("press_key"),
           "Press one of the supported Android navigation keys.",
           _schema(("key",), key={"type": "string", "enum": ["back", "home", "recents"]})),
-    _tool("wait", "wait_for", lambda a: _options(a, keep_timeout=True),
-          _executed("wait_for_node"), "Wait until a matching node appears.",
+    # a wait for a node; ``{seconds}`` (what its ``sleep`` action becomes) is our pause
+    _tool("wait", lambda a: "wait" if "seconds" in a and "selector" not in a else "wait_for",
+          lambda a: _options(a, keep_timeout=True),
+          _executed(lambda a: "sleep" if "seconds" in a and "selector" not in a
+                    else "wait_for_node"), "Wait until a matching node appears.",
           _schema(("selector",), selector=_SELECTOR),
           when=lambda a: "selector" in a and "seconds" not in a),
     _tool("scroll_until", "scroll_until", _options,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from baremobile.hints import argument
 from baremobile.page import Page
 from baremobile.timeouts import DUMP_S
 from baremobile.tools.params import PARAMS, SELECTOR
@@ -34,8 +35,8 @@ def snapshot_result(ctx: Ctx, snap: Any, max_chars: int | None) -> dict[str, Any
     if max_chars is not None and len(text) > max_chars:
         total = len(snap.full_text)
         head = full_note(snap.number) + "\n" if snap.is_diff and full_note(snap.number) else ""
-        more = (f" — {total} chars in all: ask for max_chars={total} to see everything, or "
-                "scroll, or find")
+        more = (f" — {total} chars in all: ask for {argument(ctx.door, 'max_chars', total)} "
+                "to see everything, or scroll, or find")
         notes = "".join(f"\n# {n}" for n in snap.notes)  # a page that could not be read
         if len(notes) > max_chars // 2:
             notes = ""
