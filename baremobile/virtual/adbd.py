@@ -341,8 +341,7 @@ class AdbdServer:
             sock.close()
             raise
         sock.listen(16)
-        sock.settimeout(0.2)
-        self._listener = sock
+        self._listener = sock  # blocking: stop() wakes the accept (no poll interval to wait)
         self._stopping.clear()
         self._accept_thread = threading.Thread(
             target=self._accept_loop, name="adbd-accept", daemon=True
@@ -352,6 +351,7 @@ class AdbdServer:
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stopping.set()
+        self._wake_accept()
         self.disconnect_all()
         if self._accept_thread is not None:
             self._accept_thread.join(timeout)
@@ -361,6 +361,22 @@ class AdbdServer:
             self._listener = None
         for t in list(self._conn_threads):
             t.join(timeout)
+
+    def _wake_accept(self) -> None:
+        """End the accept loop's blocking ``accept()`` now: shutting the listening socket
+        down wakes it on Linux; elsewhere (or if it did not) a connection of our own does,
+        and the loop, seeing it is stopping, closes it."""
+        listener, thread = self._listener, self._accept_thread
+        if listener is None or thread is None:
+            return
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)
+        thread.join(0.05)
+        if thread.is_alive():
+            with contextlib.suppress(OSError):
+                host, port = listener.getsockname()[:2]
+                socket.create_connection(("127.0.0.1" if host in ("0.0.0.0", "") else host,
+                                          port), timeout=1).close()
 
     def disconnect_all(self) -> None:
         """Cut every client connection (as when the cable is pulled)."""
@@ -379,9 +395,10 @@ class AdbdServer:
         while not self._stopping.is_set():
             try:
                 sock, peer = self._listener.accept()
-            except TimeoutError:
-                continue
             except OSError:
+                return  # stopped (the listener shut down or closed)
+            if self._stopping.is_set():
+                sock.close()  # the wake-up connection of stop(), or one too late
                 return
             sock.settimeout(None)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
