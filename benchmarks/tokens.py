@@ -35,7 +35,7 @@ PEERS = {
 }
 #: ours before issue 27, measured the same way
 BEFORE = {"default": (21, 8132), "all": (57, 16856)}
-#: the budgets issue 27 set (tests/test_tools_menu.py keeps them)
+#: the budgets issue 27 set (tests/doors/test_tools_menu.py keeps them)
 BUDGET = {"default": 2500, "all": 6500}
 
 

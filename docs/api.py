@@ -2,7 +2,7 @@
 
 pdoc (the ``[docs]`` extra) reads the public modules below — what ``__all__`` names in each,
 with signatures and type hints — and writes one HTML page per module, with search, into
-``OUT`` (default ``build/api``). ``tests/test_api_reference.py`` builds it on every run, so
+``OUT`` (default ``build/api``). ``tests/release/test_api_reference.py`` builds it on every run, so
 a docstring that stops rendering fails the suite.
 """
 

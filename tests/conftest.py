@@ -26,10 +26,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from baremobile.daemon.client import _alive as alive
 from baremobile.transport.keys import AdbKey, ensure_key
 from baremobile.virtual import VirtualPhone
+
+# ---------------------------------------------------------------------------------------
+# the tiers (tests/unit, tests/phone, tests/doors, tests/release) and the fast one
+# ---------------------------------------------------------------------------------------
+
+UNIT = Path(__file__).with_name("unit")
+
+#: hypothesis's profiles: ``quick`` for ``-m fast`` (a tenth of the examples: see
+#: :func:`tests.examples`); the default profile everywhere else. ``HYPOTHESIS_PROFILE``
+#: (or hypothesis's own ``--hypothesis-profile``) names one for any run.
+settings.register_profile("quick", max_examples=10)
+
+
+def _fast_only(config: pytest.Config) -> bool:
+    """The run selects exactly ``-m fast``."""
+    return (config.getoption("markexpr", "") or "").strip() == "fast"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,9 +54,37 @@ def pytest_configure(config: pytest.Config) -> None:
     inherits SIGINT ignored, and so does every process it starts — an ignored signal stays
     ignored across ``exec``. The tests that press Ctrl-C on ``baremobile virtual`` and
     ``baremobile mcp`` then failed for that reason alone: give SIGINT its default meaning
-    back, as a terminal has it."""
+    back, as a terminal has it.
+
+    The hypothesis profile: ``$HYPOTHESIS_PROFILE``, else ``quick`` under ``-m fast`` —
+    unless ``--hypothesis-profile`` named one (hypothesis's plugin loads that)."""
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    profile = os.environ.get("HYPOTHESIS_PROFILE") or ("quick" if _fast_only(config) else None)
+    if profile and not config.getoption("hypothesis_profile", None):
+        settings.load_profile(profile)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under exactly ``-m fast``, a test module outside ``tests/unit`` whose source never
+    says ``mark.fast`` holds no fast test: it is not even imported. A cheap text scan —
+    importing every module is most of what collecting the whole suite costs."""
+    if not _fast_only(config) or collection_path.suffix != ".py" \
+            or not collection_path.name.startswith("test_") or UNIT in collection_path.parents:
+        return None
+    try:
+        source = collection_path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return None if "mark.fast" in source else True
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of ``tests/unit`` is fast (no phone, no process: the whole folder)."""
+    for item in items:
+        if UNIT in item.path.parents:
+            item.add_marker(pytest.mark.fast)
 
 
 def free_port() -> int:
@@ -135,6 +180,14 @@ def _unused_server_port() -> int:
     return _UNUSED_PORT[0]
 
 
+@pytest.fixture(scope="session")
+def mcp_sdk() -> Any:
+    """The MCP SDK (the ``[mcp]`` extra) for the tests that drive our servers with its
+    client: imported when such a test runs, not when its file is collected (``mcp`` costs
+    ~1 s to import); the test skips, saying why, where the SDK is absent."""
+    return pytest.importorskip("mcp", reason="the MCP tests need the [mcp] extra")
+
+
 @pytest.fixture
 def phone() -> Iterator[VirtualPhone]:
     """A fresh virtual phone (demo scenario, accept-all auth) on a free port."""
@@ -165,8 +218,18 @@ def no_thread_leaks() -> Iterator[None]:
 # ---------------------------------------------------------------------------------------
 
 
+#: An adb server scans this machine's emulator ports (5555–5585) and lists whatever adbd
+#: answers there — an emulator, another engineer's virtual phone — as ``emulator-N``: the
+#: suite's servers scan none. ``ADB_LOCAL_TRANSPORT_MAX_PORT`` (``adb help``: "max emulator
+#: scan port", default 5585) below the first port leaves nothing to scan; ``ADB_EMU=0`` is
+#: adb's switch for the whole emulator transport. Devices reach them by ``adb connect``
+#: alone (``tests/doors/test_daemon_farm.py`` proves it with an adbd on an emulator port).
+NO_EMULATOR_SCAN = {"ADB_LOCAL_TRANSPORT_MAX_PORT": "5553", "ADB_EMU": "0"}
+
+
 class RealAdb:
-    """Runs Debian's ``adb`` against its own private server (never the user's)."""
+    """Runs Debian's ``adb`` against its own private server (never the user's), which
+    never looks at this machine's emulator ports (:data:`NO_EMULATOR_SCAN`)."""
 
     def __init__(self, binary: str, home: Path, port: int) -> None:
         self.binary = binary
@@ -177,6 +240,7 @@ class RealAdb:
             "HOME": str(home),
             "ANDROID_USER_HOME": str(home / ".android"),
             "ANDROID_ADB_SERVER_PORT": str(port),
+            **NO_EMULATOR_SCAN,
         }
         self.env.pop("ADB_SERVER_SOCKET", None)
         self.env.pop("ANDROID_SERIAL", None)

@@ -22,7 +22,7 @@ README.md and docs/*.md with the parsers below:
 * ``<!-- doc: needs KIND "why" -->`` marks the next block as one this machine cannot run —
   KIND is ``device`` (a real phone), ``key`` (an API key), ``lan`` (another machine),
   ``app`` (another program: Claude Code, Claude Desktop) or ``install`` (it installs
-  packages: ``tests/test_packaging.py`` runs the install) — and it is counted, not run;
+  packages: ``tests/release/test_packaging.py`` runs the install) — and it is counted, not run;
   ``browser`` (the virtual phone's web screens need a Chromium) runs where a Chromium is
   installed and is counted, not run, elsewhere;
 * every other block (``text``, ``json``, ``yaml``, diagrams) is a sample or a picture.

@@ -1,5 +1,5 @@
 """Hostile APKs (issue 21): small downloads whose manifest or resource table would cost hours
-of CPU to a reader that trusts their counts. Shared by ``tests/test_hostile_inputs.py`` and
+of CPU to a reader that trusts their counts. Shared by ``tests/doors/test_hostile_inputs.py`` and
 ``benchmarks/hostile.py``."""
 
 from __future__ import annotations

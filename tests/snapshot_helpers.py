@@ -17,6 +17,10 @@ from pathlib import Path
 from defusedxml import ElementTree as SafeET
 
 REPO = Path(__file__).resolve().parent.parent
+#: The highest folder the ``shared/corpus`` lookup climbs to from :data:`REPO` (None: the
+#: filesystem's root). A test of the lookup names its own tmp folders here, so nothing
+#: above them — a ``shared/`` of this machine — can answer it.
+TOP: Path | None = None
 
 
 def corpus_cache() -> Path:
@@ -48,11 +52,14 @@ def corpus_dir() -> Path:
 
 
 def shared_corpus() -> Path:
-    """The first ``shared/corpus`` beside the repository or one of its parent folders."""
+    """The first ``shared/corpus`` beside the repository or one of its parent folders (up to
+    :data:`TOP`)."""
     for parent in REPO.parents:
         candidate = parent / "shared" / "corpus"
         if candidate.is_dir():
             return candidate
+        if parent == TOP:
+            break
     return REPO.parent / "shared" / "corpus"
 
 

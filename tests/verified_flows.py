@@ -1,6 +1,6 @@
 """The blueprint's Verified Flows as scripts an agent would run, observing after every step.
 
-Shared by ``tests/test_observe.py`` (stable refs and diffs, asserted) and
+Shared by ``tests/phone/test_observe.py`` (stable refs and diffs, asserted) and
 ``benchmarks/observe.py`` (the token table). Each flow drives a :class:`~baremobile.Page`
 on the virtual phone and calls ``look()`` wherever an agent takes a snapshot; ``look``
 returns that snapshot, so the script can pick the next target from it.

@@ -20,7 +20,7 @@ in a 40-byte element is refused, not looped over); only ``<manifest>`` and
 few characters, reading stops at ``<application>``, and at most :data:`MAX_CHUNKS` chunks
 are looked at per file; a sparse type chunk is searched by bisection (its entries are
 sorted by index, as ``LoadedArsc.cpp`` relies on), so a table costs one pass. Measured on
-the hostile files of ``tests/test_hostile_inputs.py``: each answers within a second.
+the hostile files of ``tests/doors/test_hostile_inputs.py``: each answers within a second.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ imports the runners and through them the device stack. So the CLI reads a compac
 the facts it needs — each tool's command name, positional words, parameters with their
 types and descriptions, group, description, the facts of its time and the CLI's words for
 each tool in hints — written by the one renderer (:func:`baremobile.tools.render.cli_table`)
-and checked in; ``tests/test_cli_table.py`` fails when the copy is not what the table says now.
-Nothing in it is written by hand: the facts stay on the table's rows.
+and checked in; ``tests/doors/test_cli_table.py`` fails when the copy is not what the table
+says now. Nothing in it is written by hand: the facts stay on the table's rows.
 """
 
 from __future__ import annotations

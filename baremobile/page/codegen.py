@@ -9,7 +9,7 @@ see real methods; each hands the sync verb to the page's own worker thread
     python -m baremobile.page.codegen          # rewrites baremobile/page/aio.py
     python -m baremobile.page.codegen --check  # exit status 1 when aio.py is out of date
 
-``tests/test_async_page.py`` fails when the checked-in file differs from what this
+``tests/phone/test_async_page.py`` fails when the checked-in file differs from what this
 generates, and when a public Page verb has no twin.
 """
 
