@@ -193,6 +193,7 @@ def test_the_endpoint_listens_where_the_seed_client_connects(
     assert not os.path.exists(sock) and not os.path.exists(pid)
 
 
+@pytest.mark.fast
 def test_a_live_automobile_socket_is_never_replaced(daemon_socket: str,
                                                    seed_env: tuple[str, str]):
     sock, pid = seed_env

@@ -112,6 +112,7 @@ def test_agent_run_on_the_virtual_phone(page, phone, kind, mode):
     assert replies[1].artifact is None  # a failure is content only: code, message, hint
 
 
+@pytest.mark.fast
 def test_a_screenshot_is_an_image_block(page):
     (shot,) = [t for t in bm_tools(page) if t.name == "screenshot"]
     msg = shot.invoke({"type": "tool_call", "id": "c1", "name": "screenshot", "args": {}})

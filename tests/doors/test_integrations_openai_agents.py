@@ -73,6 +73,7 @@ def test_agent_run_on_the_virtual_phone(page, phone):
     check_results(outputs(last.input))
 
 
+@pytest.mark.fast
 def test_a_screenshot_is_text_and_an_image(page):
     from agents import Agent
     from agents.testing import ScriptedModel, assistant_message, function_call

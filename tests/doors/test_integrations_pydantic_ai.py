@@ -74,6 +74,7 @@ def test_agent_run_on_the_virtual_phone(page, phone):
     assert parts[0].metadata["refs"] == 14  # the whole result, for the program
 
 
+@pytest.mark.fast
 def test_a_screenshot_is_binary_content(page):
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart

@@ -305,6 +305,7 @@ def test_arc_types_into_a_field_by_id(arc, phone):
     assert phone.events.list("tap", since=since) == []
 
 
+@pytest.mark.fast
 def test_arc_files_apps_and_logs(arc, phone):
     client, _ = arc
     places = client.json("android_list_storage_locations")

@@ -300,6 +300,7 @@ def test_clawperator_with_two_devices_asks_which(phone, tmp_path):
         run_clawperator([phone, other], body, tmp_path / "mcp.log")
 
 
+@pytest.mark.fast
 def test_clawperator_words_at_every_door(phone):
     """Without its door, its tools and camelCase parameters are still taken (our answers):
     ``deviceId`` and ``timeoutMs`` on a tool that has no ``device``/``timeout`` property of
