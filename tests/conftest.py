@@ -65,6 +65,21 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile(profile)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent without it
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per CPU this process may use — its affinity, lowered to its
+    cgroup's CPU quota where one is set (a container may see every core of its host and be
+    given two: a worker per host core would then share those two, each holding phones)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cpus = min(cpus or 1, max(1, int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return max(1, cpus or 1)
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Under exactly ``-m fast``, a test module outside ``tests/unit`` whose source never
     says ``mark.fast`` holds no fast test: it is not even imported. A cheap text scan —
