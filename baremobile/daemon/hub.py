@@ -345,7 +345,7 @@ class Hub:
             self.refresh_devices()
             candidates = self.pool.candidates(server=server)
         for key in candidates:
-            if not _allows(gate, key):
+            if not gate.allows(key):
                 continue
             try:
                 self.attach(state, key)
@@ -571,11 +571,3 @@ def _close_soon(page: Any) -> None:
             page.close()
 
     threading.Thread(target=close, name="baremobile-daemon-close", daemon=True).start()
-
-
-def _allows(gate: Session, key: str) -> bool:
-    try:
-        gate.check_allowed(key)
-    except NotAllowed:
-        return False
-    return True

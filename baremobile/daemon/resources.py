@@ -18,7 +18,6 @@ from baremobile.daemon.errors import ToolFailed
 from baremobile.daemon.sessions import Policy
 from baremobile.tools import resources
 from baremobile.tools.dispatch import call
-from baremobile.tools.pages import NotAllowed
 
 __all__ = ["list_resources", "list_templates", "read_resource"]
 
@@ -34,14 +33,7 @@ def _known(hub: Any, policy: Policy | None) -> list[str]:
     for d in hub.pool.snapshot():
         if d.get("state") != "error" and d["device"] not in pages:
             names.setdefault(d["device"], d["device"])
-    out = []
-    for serial, spec in names.items():
-        try:
-            gate.check_allowed(spec)
-        except NotAllowed:
-            continue
-        out.append(serial)
-    return out
+    return [serial for serial, spec in names.items() if gate.allows(spec)]
 
 
 def list_resources(hub: Any, policy: Policy | None = None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from baremobile.daemon.navigation import NavGraph
 from baremobile.errors import InvalidArgument
-from baremobile.tools.session import NotAllowed, Options, Session
+from baremobile.tools.session import Options, Session
 from baremobile.tools.spec import GROUPS
 from baremobile.transport.specs import NEW_VIRTUAL
 
@@ -120,7 +120,7 @@ class HubPages:
         if spec is None or device_key(spec) == "auto":
             spec = session.options.device
         if spec is None:  # a session's first call: the one free device it may use, if any
-            spec = self.hub.adopt(self.state, lambda key: _may_use(session, key),
+            spec = self.hub.adopt(self.state, session.allows,
                                   choose=self.choose)
         key = session.check_allowed(spec)
         if key == NEW_VIRTUAL:  # the session's own virtual phone
@@ -154,14 +154,6 @@ class HubPages:
 
     def close(self) -> None:  # the hub owns the pages
         pass
-
-
-def _may_use(session: Session, key: str) -> bool:
-    try:
-        session.check_allowed(key)
-    except NotAllowed:
-        return False
-    return True
 
 
 def session_for_request(hub: Any, state: SessionState, policy: Policy

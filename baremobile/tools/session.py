@@ -181,6 +181,14 @@ class Session:
                 else "virtual"
         return spec
 
+    def allows(self, spec: str | None) -> bool:
+        """Whether the operator allows ``spec`` here (:meth:`check_allowed` without raising)."""
+        try:
+            self.check_allowed(spec)
+        except NotAllowed:
+            return False
+        return True
+
     def check_allowed(self, spec: str | None) -> str:
         """The session key of ``spec``, or :class:`NotAllowed` if the operator forbade it."""
         key = self._key(spec)

@@ -391,6 +391,22 @@ class _Reader:
             raise InvalidArgument(f"{str(self.where)!r} holds more than a trace may "
                                   f"({MAX_TOTAL // 2**20} MiB read)")
 
+    def _within(self, name: str, size: int, limit: int) -> None:
+        """Refuse a file whose stated size (a zip member's header, a file's ``stat``) is
+        over ``limit``, before reading it."""
+        if size > limit:
+            raise InvalidArgument(f"{name} in {str(self.where)!r} is {size} bytes, "
+                                  f"more than a trace's file may be ({limit})")
+
+    def _took(self, name: str, data: bytes, limit: int) -> bytes:
+        """``data``, read as at most ``limit + 1`` bytes, within ``limit`` (the stated size
+        may understate it) and counted against the whole trace's bound."""
+        if len(data) > limit:
+            raise InvalidArgument(f"{name} in {str(self.where)!r} is larger than a trace's "
+                                  f"file may be ({limit})")
+        self._spend(len(data))
+        return data
+
     def names(self) -> list[str]:
         raise NotImplementedError
 
@@ -427,9 +443,7 @@ class _ZipReader(_Reader):
             if missing_ok:
                 return None
             raise InvalidArgument(f"{str(self.where)!r} has no {name}")
-        if info.file_size > limit:
-            raise InvalidArgument(f"{name} in {str(self.where)!r} is {info.file_size} bytes, "
-                                  f"more than a trace's file may be ({limit})")
+        self._within(name, info.file_size, limit)
         try:
             with self._zip.open(info) as f:
                 data = f.read(limit + 1)
@@ -438,11 +452,7 @@ class _ZipReader(_Reader):
                 return None
             raise InvalidArgument(f"{name} in {str(self.where)!r} cannot be read "
                                   f"({type(exc).__name__})") from None
-        if len(data) > limit:  # the header understated it
-            raise InvalidArgument(f"{name} in {str(self.where)!r} is larger than a trace's "
-                                  f"file may be ({limit})")
-        self._spend(len(data))
-        return data
+        return self._took(name, data, limit)
 
     def close(self) -> None:
         if self._zip is not None:
@@ -496,9 +506,7 @@ class _DirReader(_Reader):
                 if missing_ok:
                     return None
                 raise InvalidArgument(f"{name} in {str(self.where)!r} is not a regular file")
-            if st.st_size > limit:
-                raise InvalidArgument(f"{name} in {str(self.where)!r} is {st.st_size} bytes, "
-                                      f"more than a trace's file may be ({limit})")
+            self._within(name, st.st_size, limit)
             chunks, got = [], 0
             while got <= limit:
                 chunk = os.read(fd, min(1 << 20, limit + 1 - got))
@@ -508,12 +516,7 @@ class _DirReader(_Reader):
                 got += len(chunk)
         finally:
             os.close(fd)
-        if got > limit:
-            raise InvalidArgument(f"{name} in {str(self.where)!r} is larger than a trace's "
-                                  f"file may be ({limit})")
-        data = b"".join(chunks)
-        self._spend(len(data))
-        return data
+        return self._took(name, b"".join(chunks), limit)
 
 
 def open_trace(path: str | os.PathLike[str]) -> Trace:
