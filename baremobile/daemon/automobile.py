@@ -149,17 +149,7 @@ class Endpoint:
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, mode=0o700, exist_ok=True)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)  # born 0600, as ours
-        try:
-            listener.bind(path)
-        except OSError as exc:
-            listener.close()
-            raise DaemonError(f"cannot listen on {path}: {exc.strerror or exc}") from None
-        finally:
-            os.umask(old)
-        os.chmod(path, 0o600)
-        self._inode = os.stat(path).st_ino
+        listener, self._inode = paths.bind_private(path)  # born 0600, as ours
         try:
             paths.write_json(self.pid_file, {
                 "pid": os.getpid(), "socketPath": path, "port": None,
@@ -180,9 +170,7 @@ class Endpoint:
             with contextlib.suppress(OSError):
                 self.listener.close()
             self.listener = None
-        with contextlib.suppress(OSError):
-            if self._inode is not None and os.stat(self.path).st_ino == self._inode:
-                os.unlink(self.path)
+        paths.unlink_if_ours(self.path, self._inode)
         with contextlib.suppress(OSError, ValueError):
             with open(self.pid_file, encoding="utf-8") as fh:
                 mine = json.load(fh).get("pid") == os.getpid()

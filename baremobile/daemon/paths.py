@@ -101,6 +101,33 @@ def check_daemon_peer(sock: socket.socket, path: str) -> None:
                                "a directory only you can write")
 
 
+def bind_private(path: str) -> tuple[socket.socket, int]:
+    """A Unix socket bound at ``path``, born 0600 (no moment at which another user could
+    connect), and the inode it made — what :func:`unlink_if_ours` compares at the end.
+    :class:`DaemonError` when it cannot bind; nothing is left open then."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        listener.bind(path)
+    except OSError as exc:
+        listener.close()
+        raise DaemonError(f"cannot listen on {path}: {exc.strerror or exc}") from None
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    return listener, os.stat(path).st_ino
+
+
+def unlink_if_ours(path: str, inode: int | None) -> bool:
+    """Remove the socket at ``path`` if it is still the one :func:`bind_private` made
+    (``inode``) — never another daemon's that replaced it since. Whether it was removed."""
+    with contextlib.suppress(OSError):
+        if inode is not None and os.stat(path).st_ino == inode:
+            os.unlink(path)
+            return True
+    return False
+
+
 def metadata_path(sock: str) -> str:
     return sock + ".json"
 

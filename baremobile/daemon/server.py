@@ -314,20 +314,13 @@ class DaemonServer:
         # we hold the lock, so no live daemon listens here: a socket file is stale
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)  # the socket is born 0600: no window for others
         try:
-            listener.bind(self.path)
-        except OSError as exc:
-            listener.close()
+            listener, self._inode = paths.bind_private(self.path)
+        except DaemonError:
             if self.automobile is not None:
                 self.automobile.close()
             self._unlock()
-            raise DaemonError(f"cannot listen on {self.path}: {exc.strerror or exc}") from None
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
-        self._inode = os.stat(self.path).st_ino
+            raise
         self.started = time.time()
         # the metadata exists before anyone can connect (clients read it first)
         paths.write_metadata(self.path, {
@@ -444,11 +437,9 @@ class DaemonServer:
             with contextlib.suppress(OSError):
                 self._listener.close()
             self._listener = None
-        with contextlib.suppress(OSError):
-            if self._inode is not None and os.stat(self.path).st_ino == self._inode:
-                os.unlink(self.path)
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(paths.metadata_path(self.path))
+        if paths.unlink_if_ours(self.path, self._inode):
+            with contextlib.suppress(OSError):
+                os.unlink(paths.metadata_path(self.path))
         if self.automobile is not None:
             self.automobile.close()
         self._unlock()  # a new daemon may start now; this one only winds down
