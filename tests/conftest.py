@@ -70,14 +70,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: a worker per CPU this process may use — its affinity, lowered to its
     cgroup's CPU quota where one is set (a container may see every core of its host and be
     given two: a worker per host core would then share those two, each holding phones)."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
     try:
         quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
         if quota != "max":
-            cpus = min(cpus or 1, max(1, int(quota) // int(period)))
+            cpus = min(cpus, max(1, int(quota) // int(period)))
     except (OSError, ValueError):
         pass
-    return max(1, cpus or 1)
+    return cpus
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
